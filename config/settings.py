@@ -1,0 +1,269 @@
+"""Lookout settings: one module, every deploy-specific value from the environment.
+
+With no environment at all Lookout runs on an embedded default: SQLite for the
+database, a database-backed cache and a filesystem Celery broker (both work across
+processes without Redis), pointed at the simulator on 127.0.0.1:8001/8002.
+Setting REDIS_URL switches the cache and the Celery broker to Redis.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    env_url,
+)
+from config.pipelines import load_pipelines
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("LOOKOUT_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+# Production turns on HTTPS-only cookies, HSTS and hashed static files, and refuses to
+# start without a real SECRET_KEY.
+LOOKOUT_PRODUCTION = env_bool("LOOKOUT_PRODUCTION", False)
+SECRET_KEY = env_secret("SECRET_KEY", "")
+if not SECRET_KEY:
+    if LOOKOUT_PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY must be set when LOOKOUT_PRODUCTION is true")
+    SECRET_KEY = "insecure-development-key-only-for-the-embedded-default"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_htmx",
+    "template_partials",
+    "dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+_default_db = f"sqlite:///{VAR_DIR / 'lookout.sqlite3'}"
+DATABASES = {"default": dj_database_url.parse(env_str("DATABASE_URL", _default_db), conn_max_age=60)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat share one file: WAL and a busy timeout keep them from tripping.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache and Celery broker ----------------------------------------------
+REDIS_URL = env_str("REDIS_URL", "")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, not {REDIS_URL!r}")
+CACHE_KEY_PREFIX = "dashboard"
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
+            "TIMEOUT": 7 * 24 * 3600,
+        }
+    }
+    CELERY_BROKER_URL = REDIS_URL
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "lookout_cache",
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
+            "TIMEOUT": 7 * 24 * 3600,
+            "OPTIONS": {"MAX_ENTRIES": 200_000, "CULL_FREQUENCY": 10},
+        }
+    }
+    CELERY_BROKER_URL = "filesystem://"
+    _broker_dir = VAR_DIR / "celery-broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Upstream services ----------------------------------------------------
+LOOKOUT_HTTP_TIMEOUT = (
+    env_float("LOOKOUT_HTTP_CONNECT_TIMEOUT", 3.05, minimum=0.1),
+    env_float("LOOKOUT_HTTP_READ_TIMEOUT", 10.0, minimum=0.1),
+)
+LOOKOUT_PIPELINES = load_pipelines(
+    first={
+        "slug": env_str("LOOKOUT_WORKFLOW_SLUG", "default"),
+        "name": env_str("LOOKOUT_WORKFLOW_NAME", "Default pipeline"),
+        "url": env_url("LOOKOUT_WORKFLOW_URL", "http://127.0.0.1:8001"),
+        "user": env_str("LOOKOUT_WORKFLOW_USER", "demo"),
+        "key": env_secret("LOOKOUT_WORKFLOW_KEY", "demo-key"),
+    },
+    extra_file=env_str("LOOKOUT_PIPELINES_FILE", ""),
+)
+LOOKOUT_STORAGE = {
+    "url": env_url("LOOKOUT_STORAGE_URL", "http://127.0.0.1:8002"),
+    "user": env_str("LOOKOUT_STORAGE_USER", "demo"),
+    "key": env_secret("LOOKOUT_STORAGE_KEY", "demo-key"),
+}
+
+# Poll intervals (seconds). The beat schedule and /healthz both read these.
+LOOKOUT_WORKFLOW_POLL_INTERVAL = env_int("LOOKOUT_WORKFLOW_POLL_INTERVAL", 10, minimum=1)
+LOOKOUT_STORAGE_POLL_INTERVAL = env_int("LOOKOUT_STORAGE_POLL_INTERVAL", 60, minimum=5)
+LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1)
+LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 16, minimum=1)
+# New completed units whose details are fetched per cycle, so a first poll of a big
+# pipeline does not fire thousands of requests at once.
+LOOKOUT_BACKFILL_PER_CYCLE = env_int("LOOKOUT_BACKFILL_PER_CYCLE", 200, minimum=0)
+LOOKOUT_JOBS_PER_CYCLE = env_int("LOOKOUT_JOBS_PER_CYCLE", 50, minimum=0)
+
+CELERY_BEAT_SCHEDULE = {
+    # Discovery + status refresh of every active unit, per pipeline.
+    "poll-workflow": {
+        "task": "dashboard.tasks.poll_workflow",
+        "schedule": timedelta(seconds=LOOKOUT_WORKFLOW_POLL_INTERVAL),
+        "options": {"expires": LOOKOUT_WORKFLOW_POLL_INTERVAL},
+    },
+    # Jobs and tasks of units whose microservice changed (drill-down pages).
+    "refresh-jobs": {
+        "task": "dashboard.tasks.refresh_jobs",
+        "schedule": timedelta(seconds=LOOKOUT_JOBS_POLL_INTERVAL),
+        "options": {"expires": LOOKOUT_JOBS_POLL_INTERVAL},
+    },
+    # Pipelines, spaces, locations and package counts.
+    "poll-storage": {
+        "task": "dashboard.tasks.poll_storage",
+        "schedule": timedelta(seconds=LOOKOUT_STORAGE_POLL_INTERVAL),
+        "options": {"expires": LOOKOUT_STORAGE_POLL_INTERVAL},
+    },
+}
+
+# --- Auth, API ------------------------------------------------------------
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard:home"
+LOGOUT_REDIRECT_URL = "login"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Lookout API",
+    "DESCRIPTION": "Read API over what Lookout has learnt from the workflow and storage services.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+# --- i18n, static ---------------------------------------------------------
+LANGUAGE_CODE = "en"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if LOOKOUT_PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# --- Security: secure by default, relaxed only for plain-HTTP local use --------
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if LOOKOUT_PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"urllib3": {"level": "WARNING"}},
+}
+
+# Outside production, serve static files straight from the source folders (no collectstatic).
+WHITENOISE_USE_FINDERS = not LOOKOUT_PRODUCTION

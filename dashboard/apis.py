@@ -1,0 +1,120 @@
+"""Read API (/api/v1/): DRF views over the selectors. No upstream call happens here."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from dashboard import selectors
+from dashboard.snapshots import UnitSnapshot
+
+
+class UnitOutputSerializer(serializers.Serializer):
+    uuid = serializers.UUIDField()
+    pipeline = serializers.CharField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    microservice = serializers.CharField()
+    sip_uuid = serializers.CharField(allow_null=True)
+    transfer_uuid = serializers.CharField(allow_null=True)
+    awaiting_decision = serializers.BooleanField()
+    decision = serializers.CharField()
+    path = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+
+
+class UnitListApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=selectors.UNIT_STATUSES, required=False)
+        kind = serializers.ChoiceField(choices=selectors.UNIT_KINDS, required=False)
+        q = serializers.CharField(required=False, max_length=200)
+        pipeline = serializers.CharField(required=False, max_length=40)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses=UnitOutputSerializer(many=True),
+        summary="Units (transfers and SIPs) newest change first",
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        units = selectors.unit_list(**filters.validated_data)
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(units, request, view=self)
+        return paginator.get_paginated_response(UnitOutputSerializer(page, many=True).data)
+
+
+class TaskSummarySerializer(serializers.Serializer):
+    uuid = serializers.CharField()
+    exit_code = serializers.IntegerField(allow_null=True)
+
+
+class JobOutputSerializer(serializers.Serializer):
+    uuid = serializers.CharField()
+    name = serializers.CharField()
+    status = serializers.CharField()
+    microservice = serializers.CharField()
+    link_uuid = serializers.CharField(allow_null=True)
+    tasks = TaskSummarySerializer(many=True)
+
+
+class UnitDetailApi(APIView):
+    class OutputSerializer(UnitOutputSerializer):
+        jobs = JobOutputSerializer(many=True, allow_null=True)
+        jobs_fetched_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(responses=OutputSerializer, summary="One unit with its jobs and task exit codes")
+    def get(self, request: Request, uuid: str) -> Response:
+        unit = selectors.unit_get(uuid=str(uuid))
+        if unit is None:
+            return Response({"detail": "No such unit."}, status=404)
+        jobs = selectors.unit_jobs(unit=unit)
+        data = {
+            **_unit_data(unit),
+            "jobs": jobs["jobs"] if jobs else None,
+            "jobs_fetched_at": jobs["fetched_at"] if jobs else None,
+        }
+        return Response(self.OutputSerializer(data).data)
+
+
+class WaitingListApi(APIView):
+    class OutputSerializer(UnitOutputSerializer):
+        waiting_since = serializers.DateTimeField(allow_null=True)
+        awaiting_approval = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer(many=True), summary="Units awaiting a decision, oldest first")
+    def get(self, request: Request) -> Response:
+        units = selectors.waiting_list()
+        return Response(self.OutputSerializer([_unit_data(u) for u in units], many=True).data)
+
+
+class HealthApi(APIView):
+    @extend_schema(
+        responses=inline_serializer(
+            name="ServiceHealth",
+            many=True,
+            fields={
+                "service": serializers.CharField(),
+                "interval_seconds": serializers.IntegerField(),
+                "last_attempt_at": serializers.DateTimeField(allow_null=True),
+                "last_success_at": serializers.DateTimeField(allow_null=True),
+                "last_error": serializers.CharField(),
+                "age_seconds": serializers.FloatField(allow_null=True),
+                "stale": serializers.BooleanField(),
+            },
+        ),
+        summary="Freshness of what Lookout knows, per upstream service",
+    )
+    def get(self, request: Request) -> Response:
+        return Response([asdict(h) for h in selectors.service_health_list()])
+
+
+def _unit_data(unit: UnitSnapshot) -> dict:
+    return unit.to_dict()

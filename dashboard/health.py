@@ -1,0 +1,56 @@
+"""The checks behind /healthz: database, cache, and the freshness of every poller."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import DatabaseError, connection
+
+from dashboard import selectors
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    reason: str
+
+
+def _database() -> Check:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return Check("database", True, "answers")
+    except DatabaseError as exc:
+        return Check("database", False, f"no answer: {exc}")
+
+
+def _cache() -> Check:
+    probe = uuid.uuid4().hex
+    try:
+        cache.set("healthz-probe", probe, 30)
+        if cache.get("healthz-probe") != probe:
+            return Check("cache", False, "a value written was not read back")
+        return Check("cache", True, "answers")
+    except Exception as exc:  # any backend failure means the cache is down
+        return Check("cache", False, f"no answer: {exc}")
+
+
+def health_checks() -> list[Check]:
+    checks = [_database(), _cache()]
+    for service in selectors.service_health_list():
+        limit = selectors.STALE_AFTER_INTERVALS * service.interval_seconds
+        if service.last_success_at is None:
+            reason = "has never succeeded"
+            if service.last_error:
+                reason += f"; last error: {service.last_error}"
+        elif service.stale:
+            reason = f"last success {int(service.age_seconds or 0)} s ago (limit {limit} s)"
+            if service.last_error:
+                reason += f"; last error: {service.last_error}"
+        else:
+            reason = f"last success {int(service.age_seconds or 0)} s ago"
+        checks.append(Check(f"poll:{service.service}", not service.stale, reason))
+    return checks

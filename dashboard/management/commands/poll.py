@@ -1,0 +1,32 @@
+"""`manage.py poll --once`: one full synchronous poll of every upstream service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from dashboard import services
+from dashboard.pipelines import pipeline_list
+
+
+class Command(BaseCommand):
+    help = "Poll the workflow services and the storage service once, synchronously."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--once", action="store_true", required=True,
+            help="run one full poll and exit (the only mode; beat runs the schedule)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        summaries = []
+        for pipeline in pipeline_list():
+            summaries.append(services.workflow_poll(pipeline=pipeline))
+            services.jobs_refresh(pipeline=pipeline)
+        summaries.append(services.storage_poll())
+        for summary in summaries:
+            self.stdout.write(summary.line())
+        failed = [s.service for s in summaries if not s.ok]
+        if failed:
+            raise CommandError(f"no answer from: {', '.join(failed)}")

@@ -1,0 +1,27 @@
+"""The configured pipelines, as typed values (see config/pipelines.py for loading)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    slug: str
+    name: str
+    url: str
+    user: str
+    key: str
+
+    def __repr__(self) -> str:  # keep the key out of logs and tracebacks
+        return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"
+
+
+def pipeline_list() -> list[PipelineConfig]:
+    return [PipelineConfig(**entry) for entry in settings.LOOKOUT_PIPELINES]
+
+
+def pipeline_get(slug: str) -> PipelineConfig | None:
+    return next((p for p in pipeline_list() if p.slug == slug), None)

@@ -1,0 +1,37 @@
+"""How often to look at a unit again: the adaptive part of the poller.
+
+Units that are moving are polled every cycle; a unit waiting for a person, or one
+that has not changed for a long time, is looked at less often; a finished unit never.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from dashboard.snapshots import UnitSnapshot
+
+WAITING_INTERVAL = timedelta(seconds=60)
+QUIET_AFTER = timedelta(minutes=10)
+QUIET_INTERVAL = timedelta(seconds=60)
+DORMANT_AFTER = timedelta(hours=1)
+DORMANT_INTERVAL = timedelta(minutes=5)
+
+
+def next_poll_at(unit: UnitSnapshot, *, now: datetime, base: timedelta) -> datetime | None:
+    if unit.finished or unit.hidden:
+        return None
+    if unit.awaiting_decision or unit.awaiting_approval:
+        return now + max(base, WAITING_INTERVAL)
+    unchanged_for = now - unit.updated_at
+    if unchanged_for >= DORMANT_AFTER:
+        return now + max(base, DORMANT_INTERVAL)
+    if unchanged_for >= QUIET_AFTER:
+        return now + max(base, QUIET_INTERVAL)
+    # Poll a little before the next beat so a unit is never skipped by a few ms of drift.
+    return now + base * 0.9
+
+
+def is_due(unit: UnitSnapshot, *, now: datetime) -> bool:
+    if unit.finished or unit.hidden:
+        return False
+    return unit.next_poll_at is None or unit.next_poll_at <= now

@@ -1,0 +1,533 @@
+"""Writes: the pollers that refresh the cache from the upstream services.
+
+Only this module calls the clients on a schedule and only it writes the cached
+state (`dashboard.state`) and the history (`StatusChange`). Every function is
+synchronous and safe to run twice: a repeated poll changes nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields, is_dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Max
+from django.utils import timezone
+
+from dashboard import state
+from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
+from dashboard.clients.storage import StorageClient, get_storage_client
+from dashboard.clients.workflow import (
+    UnitStatus,
+    WorkflowClient,
+    WorkflowNotFound,
+    WorkflowUnitPending,
+    get_workflow_client,
+)
+from dashboard.locks import cache_lock
+from dashboard.models import StatusChange
+from dashboard.pipelines import PipelineConfig
+from dashboard.polling import is_due, next_poll_at
+from dashboard.snapshots import PENDING, UNKNOWN, UnitSnapshot
+
+log = logging.getLogger(__name__)
+
+# A unit the workflow service no longer knows (deleted upstream) is dropped after this
+# many polls in a row answer "not found".
+MISSING_LIMIT = 3
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class PollSummary:
+    service: str
+    ok: bool
+    requests: int = 0
+    discovered: int = 0
+    refreshed: int = 0
+    changed: int = 0
+    failed_units: int = 0
+    duration_ms: int = 0
+    error: str = ""
+    skipped: bool = False
+
+    def line(self) -> str:
+        if self.skipped:
+            return f"{self.service}: skipped (another poll is running)"
+        outcome = "ok" if self.ok else f"FAILED ({self.error})"
+        return (
+            f"{self.service}: {outcome}; {self.requests} requests in {self.duration_ms} ms; "
+            f"{self.discovered} discovered, {self.refreshed} refreshed, {self.changed} changed, "
+            f"{self.failed_units} unit errors"
+        )
+
+
+# --- freshness ----------------------------------------------------------------
+
+
+def service_poll_record(
+    *, service: str, started_at: datetime, ok: bool, error: str, duration_ms: int, requests: int
+) -> None:
+    previous = state.freshness_load(service)
+    state.freshness_save(
+        replace(
+            previous,
+            last_attempt_at=started_at,
+            last_success_at=started_at if ok else previous.last_success_at,
+            last_error="" if ok else error,
+            last_error_at=previous.last_error_at if ok else started_at,
+            last_duration_ms=duration_ms,
+            last_request_count=requests,
+        )
+    )
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+def _parallel(func: Callable[[T], R], items: list[T]) -> list[tuple[T, R | Exception]]:
+    """Run `func` over items with bounded concurrency; exceptions are returned, not raised."""
+    if not items:
+        return []
+
+    def call(item: T) -> tuple[T, R | Exception]:
+        try:
+            return item, func(item)
+        except UpstreamError as exc:
+            return item, exc
+
+    workers = min(settings.LOOKOUT_POLL_CONCURRENCY, len(items))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookout-poll") as pool:
+        return list(pool.map(call, items))
+
+
+def plain(value: Any) -> Any:
+    """Turn client dataclasses and enums into plain data for the cache."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+# --- unit registration (units started through Lookout) -------------------------
+
+
+def unit_register(*, pipeline: str, uuid: str, kind: str = "", name: str = "") -> None:
+    """Make the next poll track a unit the discovery lists cannot show (a running one)."""
+    key = state.registrations_key(pipeline)
+    with cache_lock(key, ttl=10) as acquired:
+        if not acquired:
+            time.sleep(0.2)
+        pending = cache.get(key) or []
+        pending.append({"uuid": uuid, "kind": kind, "name": name})
+        cache.set(key, pending, state.STATE_TTL)
+
+
+def _take_registrations(pipeline: str) -> list[dict[str, str]]:
+    key = state.registrations_key(pipeline)
+    with cache_lock(key, ttl=10):
+        pending = cache.get(key) or []
+        cache.delete(key)
+    return pending
+
+
+# --- workflow poll ------------------------------------------------------------
+
+
+@dataclass
+class _Discovery:
+    unapproved: dict[str, Any]
+    waiting: dict[str, list[Any]]
+    completed_transfers: set[str]
+    completed_ingests: set[str]
+    requests: int = 0
+
+
+def _discover(client: WorkflowClient) -> _Discovery:
+    """The four lists that tell which units exist. An outage or auth failure raises."""
+    discovery = _Discovery({}, {}, set(), set())
+    for transfer in client.list_unapproved_transfers():
+        discovery.unapproved[transfer.uuid] = transfer
+    for entry in client.list_waiting():
+        discovery.waiting.setdefault(entry.uuid, []).append(entry)
+    discovery.completed_transfers = set(client.list_completed_transfers())
+    discovery.completed_ingests = set(client.list_completed_ingests())
+    discovery.requests = 4
+    return discovery
+
+
+def _new_unit(pipeline: str, uuid: str, kind: str, now: datetime) -> UnitSnapshot:
+    return UnitSnapshot(
+        pipeline=pipeline, uuid=uuid, kind=kind, first_seen_at=now, updated_at=now
+    )
+
+
+def _apply_discovery(
+    pipeline: str, units: dict[str, UnitSnapshot], found: _Discovery, now: datetime
+) -> int:
+    discovered = 0
+
+    def ensure(uuid: str, kind: str) -> UnitSnapshot:
+        nonlocal discovered
+        unit = units.get(uuid)
+        if unit is None:
+            unit = units[uuid] = _new_unit(pipeline, uuid, kind, now)
+            discovered += 1
+        elif not unit.kind and kind:
+            unit.kind = kind
+        return unit
+
+    for uuid, transfer in found.unapproved.items():
+        unit = ensure(uuid, "transfer")
+        unit.transfer_type = str(transfer.transfer_type)
+        unit.directory = unit.directory or transfer.directory
+        unit.name = unit.name or transfer.directory
+    for uuid, entries in found.waiting.items():
+        unit = ensure(uuid, "")
+        unit.name = unit.name or entries[0].name
+        unit.directory = unit.directory or entries[0].directory
+    for uuid, kind, completed in [
+        *((u, "transfer", True) for u in found.completed_transfers),
+        *((u, "sip", True) for u in found.completed_ingests),
+    ]:
+        unit = units.get(uuid)
+        if unit is None:
+            # Already finished before we first saw it: record as complete and fetch its
+            # details later within the backfill budget (no history row: not a change we saw).
+            unit = ensure(uuid, kind)
+            unit.status = "COMPLETE"
+            unit.extra["needs_details"] = True
+        elif not unit.finished and completed:
+            unit.next_poll_at = now
+
+    for unit in units.values():
+        approval = unit.uuid in found.unapproved
+        waiting = found.waiting.get(unit.uuid)
+        now_waiting = approval or bool(waiting)
+        if now_waiting and not unit.awaiting_decision:
+            unit.waiting_since = now
+        if not now_waiting and (unit.awaiting_decision or unit.awaiting_approval):
+            # It moved on since the last look: refresh it in this cycle.
+            unit.next_poll_at = now
+            unit.waiting_since = None
+        unit.awaiting_approval = approval
+        unit.awaiting_decision = now_waiting
+        if waiting:
+            unit.decision = " / ".join(dict.fromkeys(e.microservice for e in waiting if e.microservice))
+        elif approval:
+            unit.decision = unit.decision or "Approve transfer"
+        else:
+            unit.decision = ""
+    return discovered
+
+
+def _fetch_status(client: WorkflowClient, unit: UnitSnapshot) -> UnitStatus:
+    if unit.kind == "sip":
+        return client.get_ingest_status(unit.uuid)
+    if unit.kind == "transfer":
+        return client.get_transfer_status(unit.uuid)
+    # The waiting list mixes transfers and SIPs without saying which.
+    try:
+        return client.get_transfer_status(unit.uuid)
+    except WorkflowNotFound:
+        return client.get_ingest_status(unit.uuid)
+
+
+def _apply_status(
+    unit: UnitSnapshot, status: UnitStatus, now: datetime, changes: list[StatusChange]
+) -> bool:
+    new_status = str(status.status)
+    new_microservice = status.microservice or ""
+    first_sight_of_finished = unit.status in (UNKNOWN, "COMPLETE") and unit.extra.get(
+        "needs_details"
+    )
+    changed = (unit.status, unit.microservice) != (new_status, new_microservice)
+    if changed and not first_sight_of_finished:
+        changes.append(
+            StatusChange(
+                pipeline=unit.pipeline,
+                unit_uuid=unit.uuid,
+                unit_kind=str(status.kind),
+                unit_name=(status.name or unit.name)[:255],
+                from_status="" if unit.status == UNKNOWN else unit.status,
+                to_status=new_status,
+                microservice=new_microservice[:255],
+                at=now,
+            )
+        )
+    if changed:
+        unit.updated_at = now
+    unit.extra.pop("needs_details", None)
+    unit.kind = str(status.kind)
+    unit.status = new_status
+    unit.microservice = new_microservice
+    unit.name = status.name or unit.name
+    unit.path = status.path or unit.path
+    unit.directory = status.directory or unit.directory
+    unit.sip_uuid = status.sip_uuid
+    unit.sent_to_backlog = status.sent_to_backlog
+    unit.awaiting_sip_uuid = status.awaiting_sip_uuid
+    if new_status == "USER_INPUT":
+        if not unit.awaiting_decision:
+            unit.waiting_since = unit.waiting_since or now
+        unit.awaiting_decision = True
+        unit.decision = unit.decision or new_microservice
+    unit.poll_error = ""
+    unit.missing_count = 0
+    return changed
+
+
+def _drop_repeated_changes(changes: list[StatusChange]) -> list[StatusChange]:
+    """Skip first sightings that repeat the last recorded row (the cache was emptied)."""
+    first_sightings = [c for c in changes if not c.from_status]
+    if not first_sightings:
+        return changes
+    pipeline = first_sightings[0].pipeline
+    latest_ids = (
+        StatusChange.objects.filter(
+            pipeline=pipeline, unit_uuid__in=[c.unit_uuid for c in first_sightings]
+        )
+        .values("unit_uuid")
+        .annotate(last_id=Max("id"))
+        .values_list("last_id", flat=True)
+    )
+    last = {
+        (str(row.unit_uuid)): (row.to_status, row.microservice)
+        for row in StatusChange.objects.filter(id__in=list(latest_ids))
+    }
+    return [
+        c
+        for c in changes
+        if c.from_status or last.get(str(c.unit_uuid)) != (c.to_status, c.microservice)
+    ]
+
+
+def _link_sip(units: dict[str, UnitSnapshot], transfer: UnitSnapshot, now: datetime) -> None:
+    if not transfer.sip_uuid or transfer.sip_uuid in units:
+        return
+    sip = _new_unit(transfer.pipeline, transfer.sip_uuid, "sip", now)
+    sip.transfer_uuid = transfer.uuid
+    sip.name = transfer.name
+    units[sip.uuid] = sip
+
+
+def workflow_poll(
+    *,
+    pipeline: PipelineConfig,
+    client: WorkflowClient | None = None,
+    now: datetime | None = None,
+) -> PollSummary:
+    """One full cycle for one pipeline: discovery, then a status refresh of due units."""
+    now = now or timezone.now()
+    service = f"workflow:{pipeline.slug}"
+    started = time.monotonic()
+    units = state.units_load(pipeline.slug)
+
+    def finish(summary: PollSummary) -> PollSummary:
+        summary = replace(summary, duration_ms=int((time.monotonic() - started) * 1000))
+        service_poll_record(
+            service=service,
+            started_at=now,
+            ok=summary.ok,
+            error=summary.error,
+            duration_ms=summary.duration_ms,
+            requests=summary.requests,
+        )
+        return summary
+
+    try:
+        client = client or get_workflow_client(pipeline)
+        found = _discover(client)
+    except UpstreamError as exc:
+        log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
+        return finish(PollSummary(service=service, ok=False, requests=1, error=str(exc)))
+
+    for registration in _take_registrations(pipeline.slug):
+        unit = units.setdefault(
+            registration["uuid"],
+            _new_unit(pipeline.slug, registration["uuid"], registration.get("kind", ""), now),
+        )
+        unit.name = unit.name or registration.get("name", "")
+        unit.next_poll_at = now
+    discovered = _apply_discovery(pipeline.slug, units, found, now)
+
+    due = [u for u in units.values() if is_due(u, now=now)]
+    backfill = [u for u in units.values() if u.extra.get("needs_details") and not u.hidden]
+    due += backfill[: settings.LOOKOUT_BACKFILL_PER_CYCLE]
+
+    results = _parallel(lambda unit: _fetch_status(client, unit), due)
+    requests = found.requests + len(due)
+    changes: list[StatusChange] = []
+    changed = failed = outage = 0
+    base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
+    for unit, result in results:
+        unit.last_polled_at = now
+        if isinstance(result, UnitStatus):
+            if result.uuid and result.uuid != unit.uuid:
+                log.warning("workflow status for %s answered for %s; skipped", unit.uuid, result.uuid)
+                failed += 1
+            elif _apply_status(unit, result, now, changes):
+                changed += 1
+            if unit.kind == "transfer":
+                _link_sip(units, unit, now)
+        elif isinstance(result, WorkflowUnitPending):
+            if unit.status in (UNKNOWN, PENDING):
+                unit.status = PENDING
+        elif isinstance(result, WorkflowNotFound):
+            unit.missing_count += 1
+            unit.poll_error = str(result)
+        elif isinstance(result, (UpstreamUnavailable, UpstreamAuthError)):
+            outage += 1
+            unit.poll_error = str(result)
+        else:
+            failed += 1
+            unit.poll_error = str(result)
+            log.warning("workflow status of %s skipped: %s", unit.uuid, result)
+        unit.next_poll_at = next_poll_at(unit, now=now, base=base)
+
+    for uuid in [u.uuid for u in units.values() if u.missing_count >= MISSING_LIMIT]:
+        log.info("dropping unit %s: the workflow service no longer knows it", uuid)
+        del units[uuid]
+
+    StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
+    state.units_save(pipeline.slug, units)
+    ok = not (due and outage == len(due))
+    if ok:
+        state.generation_bump()
+    return finish(
+        PollSummary(
+            service=service,
+            ok=ok,
+            requests=requests,
+            discovered=discovered,
+            refreshed=len(due),
+            changed=changed,
+            failed_units=failed + outage,
+            error="" if ok else "the workflow service stopped answering during the refresh",
+        )
+    )
+
+
+# --- jobs of units (drill-down) ------------------------------------------------
+
+
+def _jobs_wanted(units: Iterable[UnitSnapshot], pipeline: str) -> list[UnitSnapshot]:
+    wanted = []
+    for unit in units:
+        if unit.hidden or unit.status in (UNKNOWN, PENDING) or not unit.kind:
+            continue
+        entry = state.jobs_load(pipeline, unit.uuid)
+        if entry is None or entry.get("unit_updated_at") != unit.updated_at:
+            wanted.append(unit)
+    # Moving units first, then the most recently changed.
+    wanted.sort(key=lambda u: (u.finished, -u.updated_at.timestamp()))
+    return wanted
+
+
+def jobs_refresh(
+    *,
+    pipeline: PipelineConfig,
+    client: WorkflowClient | None = None,
+    now: datetime | None = None,
+    limit: int | None = None,
+) -> PollSummary:
+    """Fetch jobs and their tasks for units whose state changed since the last fetch."""
+    now = now or timezone.now()
+    service = f"jobs:{pipeline.slug}"
+    started = time.monotonic()
+    limit = settings.LOOKOUT_JOBS_PER_CYCLE if limit is None else limit
+    units = state.units_load(pipeline.slug)
+    wanted = _jobs_wanted(units.values(), pipeline.slug)[:limit]
+    try:
+        client = client or get_workflow_client(pipeline)
+    except UpstreamError as exc:
+        return PollSummary(service=service, ok=False, error=str(exc))
+    results = _parallel(lambda unit: client.list_jobs(unit.uuid, detailed=True), wanted)
+    failed = 0
+    for unit, result in results:
+        if isinstance(result, Exception):
+            failed += 1
+            log.warning("jobs of %s not refreshed: %s", unit.uuid, result)
+            continue
+        state.jobs_save(
+            pipeline.slug,
+            unit.uuid,
+            {"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": plain(list(result))},
+        )
+    return PollSummary(
+        service=service,
+        ok=not wanted or failed < len(wanted),
+        requests=len(wanted),
+        refreshed=len(wanted) - failed,
+        failed_units=failed,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+
+
+# --- storage poll -------------------------------------------------------------
+
+SUMMARY_PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer")
+
+
+def storage_poll(*, client: StorageClient | None = None, now: datetime | None = None) -> PollSummary:
+    """Pipelines, spaces, locations and package counts: a handful of requests per cycle."""
+    now = now or timezone.now()
+    service = "storage"
+    started = time.monotonic()
+    requests = 0
+    try:
+        client = client or get_storage_client()
+        pipelines = list(client.list_pipelines())
+        spaces = list(client.list_spaces())
+        locations = list(client.list_locations())
+        requests += 3
+        package_counts = {}
+        for package_type in SUMMARY_PACKAGE_TYPES:
+            page = client.list_packages_page(offset=0, limit=1, package_type=package_type)
+            package_counts[package_type] = page.total_count
+            requests += 1
+        deletion_requests = client.list_packages_page(offset=0, limit=1, status="DEL_REQ")
+        requests += 1
+    except UpstreamError as exc:
+        log.warning("storage poll failed: %s", exc)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        service_poll_record(
+            service=service, started_at=now, ok=False, error=str(exc),
+            duration_ms=duration_ms, requests=requests + 1,
+        )
+        return PollSummary(service=service, ok=False, requests=requests + 1,
+                           duration_ms=duration_ms, error=str(exc))
+    state.storage_summary_save(
+        {
+            "fetched_at": now,
+            "pipelines": plain(pipelines),
+            "spaces": plain(spaces),
+            "locations": plain(locations),
+            "package_counts": package_counts,
+            "deletion_requests": deletion_requests.total_count,
+        }
+    )
+    state.generation_bump()
+    duration_ms = int((time.monotonic() - started) * 1000)
+    service_poll_record(
+        service=service, started_at=now, ok=True, error="", duration_ms=duration_ms,
+        requests=requests,
+    )
+    return PollSummary(
+        service=service, ok=True, requests=requests, refreshed=len(locations),
+        duration_ms=duration_ms,
+    )

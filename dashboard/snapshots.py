@@ -1,0 +1,58 @@
+"""The cached picture of one unit, as the pollers last saw it.
+
+Stored in the cache as plain dicts (not pickled classes) so a change to this class
+never makes old cache entries unreadable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+FINAL_STATUSES = frozenset({"COMPLETE", "FAILED", "REJECTED"})
+# A unit that exists upstream but has no jobs yet ("unable to determine its status").
+PENDING = "PENDING"
+# A unit seen in a list but whose status has not been fetched yet.
+UNKNOWN = "UNKNOWN"
+
+
+@dataclass
+class UnitSnapshot:
+    pipeline: str
+    uuid: str
+    kind: str  # "transfer", "sip", or "" until the first status call tells
+    first_seen_at: datetime
+    updated_at: datetime
+    name: str = ""
+    status: str = UNKNOWN
+    microservice: str = ""
+    path: str = ""
+    directory: str = ""
+    transfer_type: str = ""
+    sip_uuid: str | None = None
+    transfer_uuid: str | None = None
+    sent_to_backlog: bool = False
+    awaiting_sip_uuid: bool = False
+    awaiting_approval: bool = False
+    awaiting_decision: bool = False
+    decision: str = ""
+    waiting_since: datetime | None = None
+    hidden: bool = False
+    last_polled_at: datetime | None = None
+    next_poll_at: datetime | None = None
+    poll_error: str = ""
+    missing_count: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UnitSnapshot:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})

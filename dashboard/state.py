@@ -1,0 +1,92 @@
+"""Where the pollers keep what they learnt: named keys in Django's cache.
+
+Pages and the API read only from here; only the services in `dashboard.services`
+write. Keys are namespaced by the cache KEY_PREFIX ("dashboard") and by pipeline.
+Entries live for a week, so an upstream outage leaves the last state readable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.core.cache import cache
+
+from dashboard.snapshots import UnitSnapshot
+
+STATE_TTL = 7 * 24 * 3600
+JOBS_TTL = 2 * 24 * 3600
+
+
+def _units_key(pipeline: str) -> str:
+    return f"units:{pipeline}"
+
+
+def units_load(pipeline: str) -> dict[str, UnitSnapshot]:
+    raw = cache.get(_units_key(pipeline)) or {}
+    return {uuid: UnitSnapshot.from_dict(data) for uuid, data in raw.items()}
+
+
+def units_save(pipeline: str, units: dict[str, UnitSnapshot]) -> None:
+    cache.set(
+        _units_key(pipeline), {uuid: unit.to_dict() for uuid, unit in units.items()}, STATE_TTL
+    )
+
+
+def jobs_load(pipeline: str, unit_uuid: str) -> dict[str, Any] | None:
+    return cache.get(f"jobs:{pipeline}:{unit_uuid}")
+
+
+def jobs_save(pipeline: str, unit_uuid: str, entry: dict[str, Any]) -> None:
+    cache.set(f"jobs:{pipeline}:{unit_uuid}", entry, JOBS_TTL)
+
+
+def registrations_key(pipeline: str) -> str:
+    return f"registrations:{pipeline}"
+
+
+@dataclass(frozen=True)
+class Freshness:
+    service: str
+    last_attempt_at: datetime | None = None
+    last_success_at: datetime | None = None
+    last_error: str = ""
+    last_error_at: datetime | None = None
+    last_duration_ms: int | None = None
+    last_request_count: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def freshness_load(service: str) -> Freshness:
+    data = cache.get(f"freshness:{service}")
+    if not data:
+        return Freshness(service=service)
+    return Freshness(**{**data, "service": service})
+
+
+def freshness_save(freshness: Freshness) -> None:
+    cache.set(f"freshness:{freshness.service}", freshness.to_dict(), STATE_TTL)
+
+
+def storage_summary_load() -> dict[str, Any] | None:
+    return cache.get("storage:summary")
+
+
+def storage_summary_save(summary: dict[str, Any]) -> None:
+    cache.set("storage:summary", summary, STATE_TTL)
+
+
+def generation_get() -> int:
+    return cache.get("generation") or 0
+
+
+def generation_bump() -> int:
+    """Bumped after each successful poll; pages use it to skip unchanged re-renders."""
+    try:
+        return cache.incr("generation")
+    except ValueError:
+        cache.set("generation", 1, None)
+        return 1

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.core.cache import cache
+
+from tests.support.redis_server import redis_server
+
+LOCMEM = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "KEY_PREFIX": "dashboard",
+        "TIMEOUT": 3600,
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(request: pytest.FixtureRequest, settings) -> Iterator[None]:
+    """Unit tests get a fresh in-memory cache; integration tests bring their own Redis."""
+    if request.node.get_closest_marker("integration") is None:
+        settings.CACHES = LOCMEM
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    with redis_server() as url:
+        yield url
