@@ -35,3 +35,93 @@ class StatusChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.unit_uuid}: {self.from_status or '-'} -> {self.to_status} at {self.at}"
+
+
+class Role(models.TextChoices):
+    """The groups a user can be put in; `roles.py` gives what each may do."""
+
+    VIEWER = "viewer", "Viewer"
+    OPERATOR = "operator", "Operator"
+    ADMIN = "admin", "Admin"
+
+
+class AuditEntry(models.Model):
+    """One operator action and what the upstream service answered. Never edited."""
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Done"
+        REFUSED = "refused", "Refused by the upstream service"
+        FAILED = "failed", "Upstream service unreachable or broken"
+
+    # A token from the confirmation form: a double submit finds the first row and does
+    # not call the upstream service a second time.
+    idempotency_key = models.CharField(max_length=64, unique=True)
+    actor = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)
+    action = models.CharField(max_length=40)
+    pipeline = models.CharField(max_length=40, blank=True)
+    target_kind = models.CharField(max_length=20)
+    target = models.CharField(max_length=255)
+    target_label = models.CharField(max_length=255, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    requested_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING)
+    upstream_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    upstream_message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["target"], name="auditentry_target")]
+        permissions = [
+            ("approve_transfer", "Can approve transfers"),
+            ("hide_unit", "Can hide finished units"),
+            ("start_transfer", "Can start transfers"),
+            ("operate_packages", "Can run package operations (fixity, download, move)"),
+            ("request_package_deletion", "Can request package deletion and recovery"),
+            ("reingest_package", "Can start a reingest"),
+            ("manage_wall_links", "Can create and revoke wall-screen links"),
+            ("view_audit", "Can read the audit log"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor_name} {self.action} {self.target} ({self.outcome})"
+
+
+class FixityCheck(models.Model):
+    """The result of one fixity check of a package, kept as history."""
+
+    package_uuid = models.UUIDField()
+    requested_by = models.CharField(max_length=150, blank=True)
+    requested_at = models.DateTimeField()
+    checked_at = models.DateTimeField(null=True, blank=True)
+    success = models.BooleanField(null=True)
+    message = models.TextField(blank=True)
+    failures = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["package_uuid", "-requested_at"], name="fixity_package")]
+
+
+class WallLink(models.Model):
+    """A revocable read-only link that opens the wall screen and nothing else."""
+
+    name = models.CharField(max_length=80, unique=True)
+    # Only a hash is stored: the token itself is shown once, when the link is made.
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
