@@ -88,7 +88,12 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------
 _default_db = f"sqlite:///{VAR_DIR / 'lookout.sqlite3'}"
-DATABASES = {"default": dj_database_url.parse(env_str("DATABASE_URL", _default_db), conn_max_age=60)}
+try:
+    DATABASES = {
+        "default": dj_database_url.parse(env_str("DATABASE_URL", _default_db), conn_max_age=60)
+    }
+except ValueError as exc:  # dj-database-url's own message does not say which variable
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one file: WAL and a busy timeout keep them from tripping.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -230,7 +235,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# Collected only for production (the Docker image); elsewhere WhiteNoise serves the sources.
+STATIC_ROOT = VAR_DIR / "staticfiles" if LOOKOUT_PRODUCTION else None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -256,12 +262,17 @@ if LOOKOUT_PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {LOG_LEVEL!r}"
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"urllib3": {"level": "WARNING"}},
 }
 

@@ -19,6 +19,11 @@ class PipelineConfig:
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"
 
 
+    def client_config(self) -> dict[str, str]:
+        """The mapping `get_workflow_client` takes."""
+        return {"slug": self.slug, "name": self.name, "url": self.url, "user": self.user, "key": self.key}
+
+
 def pipeline_list() -> list[PipelineConfig]:
     return [PipelineConfig(**entry) for entry in settings.LOOKOUT_PIPELINES]
 

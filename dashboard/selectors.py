@@ -36,8 +36,9 @@ def unit_list(
     for config in pipeline_list():
         if pipeline and config.slug != pipeline:
             continue
+        hidden = state.hidden_load(config.slug)
         for unit in state.units_load(config.slug).values():
-            if unit.hidden and not include_hidden:
+            if (unit.hidden or unit.uuid in hidden) and not include_hidden:
                 continue
             if status and unit.status != status:
                 continue

@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from dashboard import state
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
-from dashboard.clients.storage import StorageClient, get_storage_client
 from dashboard.clients.workflow import (
     UnitStatus,
     WorkflowClient,
@@ -247,6 +246,10 @@ def _fetch_status(client: WorkflowClient, unit: UnitSnapshot) -> UnitStatus:
         return client.get_ingest_status(unit.uuid)
 
 
+def _kind(status: UnitStatus) -> str:
+    return "sip" if str(status.kind).lower() == "sip" else "transfer"
+
+
 def _apply_status(
     unit: UnitSnapshot, status: UnitStatus, now: datetime, changes: list[StatusChange]
 ) -> bool:
@@ -261,7 +264,7 @@ def _apply_status(
             StatusChange(
                 pipeline=unit.pipeline,
                 unit_uuid=unit.uuid,
-                unit_kind=str(status.kind),
+                unit_kind=_kind(status),
                 unit_name=(status.name or unit.name)[:255],
                 from_status="" if unit.status == UNKNOWN else unit.status,
                 to_status=new_status,
@@ -272,7 +275,7 @@ def _apply_status(
     if changed:
         unit.updated_at = now
     unit.extra.pop("needs_details", None)
-    unit.kind = str(status.kind)
+    unit.kind = _kind(status)
     unit.status = new_status
     unit.microservice = new_microservice
     unit.name = status.name or unit.name
@@ -350,7 +353,7 @@ def workflow_poll(
         return summary
 
     try:
-        client = client or get_workflow_client(pipeline)
+        client = client or get_workflow_client(pipeline.client_config())
         found = _discover(client)
     except UpstreamError as exc:
         log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
@@ -364,6 +367,8 @@ def workflow_poll(
         unit.name = unit.name or registration.get("name", "")
         unit.next_poll_at = now
     discovered = _apply_discovery(pipeline.slug, units, found, now)
+    for uuid in state.hidden_load(pipeline.slug) & units.keys():
+        units[uuid].hidden = True
 
     due = [u for u in units.values() if is_due(u, now=now)]
     backfill = [u for u in units.values() if u.extra.get("needs_details") and not u.hidden]
@@ -453,7 +458,7 @@ def jobs_refresh(
     units = state.units_load(pipeline.slug)
     wanted = _jobs_wanted(units.values(), pipeline.slug)[:limit]
     try:
-        client = client or get_workflow_client(pipeline)
+        client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:
         return PollSummary(service=service, ok=False, error=str(exc))
     results = _parallel(lambda unit: client.list_jobs(unit.uuid, detailed=True), wanted)
@@ -475,59 +480,4 @@ def jobs_refresh(
         refreshed=len(wanted) - failed,
         failed_units=failed,
         duration_ms=int((time.monotonic() - started) * 1000),
-    )
-
-
-# --- storage poll -------------------------------------------------------------
-
-SUMMARY_PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer")
-
-
-def storage_poll(*, client: StorageClient | None = None, now: datetime | None = None) -> PollSummary:
-    """Pipelines, spaces, locations and package counts: a handful of requests per cycle."""
-    now = now or timezone.now()
-    service = "storage"
-    started = time.monotonic()
-    requests = 0
-    try:
-        client = client or get_storage_client()
-        pipelines = list(client.list_pipelines())
-        spaces = list(client.list_spaces())
-        locations = list(client.list_locations())
-        requests += 3
-        package_counts = {}
-        for package_type in SUMMARY_PACKAGE_TYPES:
-            page = client.list_packages_page(offset=0, limit=1, package_type=package_type)
-            package_counts[package_type] = page.total_count
-            requests += 1
-        deletion_requests = client.list_packages_page(offset=0, limit=1, status="DEL_REQ")
-        requests += 1
-    except UpstreamError as exc:
-        log.warning("storage poll failed: %s", exc)
-        duration_ms = int((time.monotonic() - started) * 1000)
-        service_poll_record(
-            service=service, started_at=now, ok=False, error=str(exc),
-            duration_ms=duration_ms, requests=requests + 1,
-        )
-        return PollSummary(service=service, ok=False, requests=requests + 1,
-                           duration_ms=duration_ms, error=str(exc))
-    state.storage_summary_save(
-        {
-            "fetched_at": now,
-            "pipelines": plain(pipelines),
-            "spaces": plain(spaces),
-            "locations": plain(locations),
-            "package_counts": package_counts,
-            "deletion_requests": deletion_requests.total_count,
-        }
-    )
-    state.generation_bump()
-    duration_ms = int((time.monotonic() - started) * 1000)
-    service_poll_record(
-        service=service, started_at=now, ok=True, error="", duration_ms=duration_ms,
-        requests=requests,
-    )
-    return PollSummary(
-        service=service, ok=True, requests=requests, refreshed=len(locations),
-        duration_ms=duration_ms,
     )

@@ -90,3 +90,14 @@ def generation_bump() -> int:
     except ValueError:
         cache.set("generation", 1, None)
         return 1
+
+
+def hidden_load(pipeline: str) -> set[str]:
+    """Units hidden through Lookout; kept apart from the unit index the poller rewrites."""
+    return set(cache.get(f"hidden:{pipeline}") or ())
+
+
+def hidden_add(pipeline: str, unit_uuid: str) -> None:
+    hidden = hidden_load(pipeline)
+    hidden.add(unit_uuid)
+    cache.set(f"hidden:{pipeline}", sorted(hidden), STATE_TTL)

@@ -10,7 +10,7 @@ import logging
 
 from celery import shared_task
 
-from dashboard import services
+from dashboard import services, storage_services
 from dashboard.locks import cache_lock
 from dashboard.pipelines import pipeline_get, pipeline_list
 
@@ -61,4 +61,4 @@ def poll_storage() -> str:
     with cache_lock("poll-storage", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return services.storage_poll().line()
+        return storage_services.storage_poll().line()

@@ -19,6 +19,8 @@ LOCMEM = {
 @pytest.fixture(autouse=True)
 def _isolated_cache(request: pytest.FixtureRequest, settings) -> Iterator[None]:
     """Unit tests get a fresh in-memory cache; integration tests bring their own Redis."""
+    # Fast hashing: the tests create many users; production keeps Django's default.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     if request.node.get_closest_marker("integration") is None:
         settings.CACHES = LOCMEM
     cache.clear()

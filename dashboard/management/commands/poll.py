@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from dashboard import services
+from dashboard import services, storage_services
 from dashboard.pipelines import pipeline_list
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         for pipeline in pipeline_list():
             summaries.append(services.workflow_poll(pipeline=pipeline))
             services.jobs_refresh(pipeline=pipeline)
-        summaries.append(services.storage_poll())
+        summaries.append(storage_services.storage_poll())
         for summary in summaries:
             self.stdout.write(summary.line())
         failed = [s.service for s in summaries if not s.ok]

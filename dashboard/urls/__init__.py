@@ -1,0 +1,14 @@
+"""The HTML pages, namespaced `dashboard:`; each area keeps its own URL list."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+from dashboard.views import health
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("", include("dashboard.urls.live")),
+]

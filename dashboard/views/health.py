@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+
+from dashboard.health import health_checks
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database, the cache and every poller are fine; 503 with reasons if not."""
+    checks = health_checks()
+    ok = all(c.ok for c in checks)
+    return JsonResponse(
+        {"ok": ok, "checks": {c.name: {"ok": c.ok, "reason": c.reason} for c in checks}},
+        status=200 if ok else 503,
+    )

@@ -1,0 +1,72 @@
+"""Headless Chromium (Debian's package) driven by Playwright, for the browser tests.
+
+Screenshots land in test-artifacts/ (kept by CI as artifacts); every test also saves
+one of the page as it was when the test ended.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+# around it are still plain synchronous code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def chromium_path() -> str:
+    found = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    if found is None:
+        pytest.fail("Chromium is not installed: run `make test` or `apt-get install chromium`")
+    return found
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, request: pytest.FixtureRequest) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.set_default_timeout(15_000)
+    opened = context.new_page()
+    yield opened
+    ARTIFACTS.mkdir(exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid.split("::")[-1])
+    try:
+        opened.screenshot(path=str(ARTIFACTS / f"{name}-end.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a named screenshot as a test artifact and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,173 @@
+"""Fakes of the upstream clients for tests above the client layer.
+
+They keep their own small world of units and answer the same typed values as the real
+clients; `tests/test_fakes.py` checks that their public signatures match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dashboard.clients.workflow import (
+    ApprovalResult,
+    Job,
+    JobStatus,
+    TaskSummary,
+    UnapprovedTransfer,
+    UnitKind,
+    UnitStatus,
+    UnitStatusValue,
+    WaitingUnit,
+    WorkflowNotFound,
+    WorkflowResponseError,
+    WorkflowUnavailable,
+    WorkflowUnitPending,
+)
+
+
+@dataclass
+class FakeUnit:
+    uuid: str
+    kind: UnitKind = UnitKind.TRANSFER
+    status: UnitStatusValue = UnitStatusValue.PROCESSING
+    name: str = "unit"
+    microservice: str = "Verify transfer compliance"
+    sip_uuid: str | None = None
+    sent_to_backlog: bool = False
+    awaiting_approval: bool = False
+    pending: bool = False
+    malformed: bool = False
+
+
+@dataclass
+class FakeWorkflowClient:
+    units: dict[str, FakeUnit] = field(default_factory=dict)
+    down: bool = False
+    calls: list[tuple[str, tuple]] = field(default_factory=list)
+
+    def add(self, unit: FakeUnit) -> FakeUnit:
+        self.units[unit.uuid] = unit
+        return unit
+
+    def _call(self, name: str, *args: object) -> None:
+        self.calls.append((name, args))
+        if self.down:
+            raise WorkflowUnavailable("connection refused", service="workflow")
+
+    def count(self, name: str) -> int:
+        return sum(1 for called, _ in self.calls if called == name)
+
+    # discovery -------------------------------------------------------------
+    def list_unapproved_transfers(self) -> tuple[UnapprovedTransfer, ...]:
+        self._call("list_unapproved_transfers")
+        return tuple(
+            UnapprovedTransfer(uuid=u.uuid, directory=u.name, transfer_type="standard")
+            for u in self.units.values()
+            if u.awaiting_approval
+        )
+
+    def list_waiting(self) -> tuple[WaitingUnit, ...]:
+        self._call("list_waiting")
+        return tuple(
+            WaitingUnit(uuid=u.uuid, directory=u.name, name=u.name, microservice=u.microservice)
+            for u in self.units.values()
+            if u.status is UnitStatusValue.USER_INPUT
+        )
+
+    def _completed(self, kind: UnitKind) -> tuple[str, ...]:
+        return tuple(
+            u.uuid
+            for u in self.units.values()
+            if u.kind is kind and u.status is UnitStatusValue.COMPLETE
+        )
+
+    def list_completed_transfers(self) -> tuple[str, ...]:
+        self._call("list_completed_transfers")
+        return self._completed(UnitKind.TRANSFER)
+
+    def list_completed_ingests(self) -> tuple[str, ...]:
+        self._call("list_completed_ingests")
+        return self._completed(UnitKind.SIP)
+
+    # status ----------------------------------------------------------------
+    def _status(self, uuid: str, kind: UnitKind) -> UnitStatus:
+        unit = self.units.get(uuid)
+        if unit is None or unit.kind is not kind:
+            raise WorkflowNotFound(f"Cannot fetch unit with UUID {uuid}", service="workflow")
+        if unit.pending:
+            raise WorkflowUnitPending("Unable to determine the status", service="workflow")
+        if unit.malformed:
+            raise WorkflowResponseError("the answer did not parse", service="workflow")
+        complete = unit.status is UnitStatusValue.COMPLETE
+        return UnitStatus(
+            uuid=uuid,
+            kind=kind,
+            status=unit.status,
+            name=unit.name,
+            directory=f"{unit.name}-{uuid}",
+            path=f"/var/processing/{unit.name}-{uuid}/",
+            microservice=unit.microservice,
+            sip_uuid=unit.sip_uuid,
+            sent_to_backlog=unit.sent_to_backlog,
+            awaiting_sip_uuid=complete
+            and kind is UnitKind.TRANSFER
+            and not unit.sent_to_backlog
+            and unit.sip_uuid is None,
+        )
+
+    def get_transfer_status(self, uuid: str) -> UnitStatus:
+        self._call("get_transfer_status", uuid)
+        return self._status(uuid, UnitKind.TRANSFER)
+
+    def get_ingest_status(self, uuid: str) -> UnitStatus:
+        self._call("get_ingest_status", uuid)
+        return self._status(uuid, UnitKind.SIP)
+
+    def list_jobs(
+        self,
+        unit_uuid: str,
+        *,
+        microservice: str | None = None,
+        link_uuid: str | None = None,
+        name: str | None = None,
+        detailed: bool = False,
+    ) -> tuple[Job, ...]:
+        self._call("list_jobs", unit_uuid)
+        unit = self.units[unit_uuid]
+        return (
+            Job(
+                uuid="00000000-0000-4000-8000-" + unit_uuid[-12:],
+                name=unit.microservice,
+                status=JobStatus.PROCESSING,
+                microservice="Verify transfer compliance",
+                link_uuid=None,
+                tasks=(TaskSummary(uuid="10000000-0000-4000-8000-" + unit_uuid[-12:], exit_code=0),),
+            ),
+        )
+
+    # actions ---------------------------------------------------------------
+    def approve_transfer(self, *, directory: str, transfer_type: str = "standard") -> ApprovalResult:
+        self._call("approve_transfer", directory, transfer_type)
+        for unit in self.units.values():
+            if unit.awaiting_approval and unit.name == directory:
+                unit.awaiting_approval = False
+                unit.status = UnitStatusValue.PROCESSING
+                return ApprovalResult(uuid=unit.uuid)
+        raise WorkflowResponseError("Unable to start the transfer.", service="workflow", status=500)
+
+    def hide_transfer(self, uuid: str) -> bool:
+        self._call("hide_transfer", uuid)
+        return uuid in self.units
+
+    def hide_ingest(self, uuid: str) -> bool:
+        self._call("hide_ingest", uuid)
+        return uuid in self.units
+
+
+def uuid_for(number: int) -> str:
+    return f"00000000-0000-4000-8000-{number:012d}"
+
+
+def fake_units(count: int, *, start: int = 1, **fields: object) -> Sequence[FakeUnit]:
+    return [FakeUnit(uuid=uuid_for(n), name=f"unit-{n}", **fields) for n in range(start, start + count)]

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dashboard import selectors, services
+from dashboard.clients.workflow import UnitKind, UnitStatusValue
+from dashboard.pipelines import pipeline_list
+from tests.fakes import FakeUnit, FakeWorkflowClient, uuid_for
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_fetches_jobs_once_per_change_of_a_unit():
+    pipeline = pipeline_list()[0]
+    client = FakeWorkflowClient()
+    unit = client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                               microservice="Normalize"))
+    now = timezone.now()
+    services.workflow_poll(pipeline=pipeline, client=client, now=now)
+
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now)
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(seconds=15))
+    assert client.count("list_jobs") == 1
+
+    unit.status = UnitStatusValue.PROCESSING
+    unit.microservice = "Normalize for preservation"
+    services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+
+    assert client.count("list_jobs") == 2
+    cached = selectors.unit_jobs(unit=selectors.unit_get(uuid=uuid_for(1)))
+    assert cached["jobs"][0]["status"] == "PROCESSING"
+    assert cached["jobs"][0]["tasks"][0]["exit_code"] == 0
+
+
+def test_it_fetches_at_most_the_per_cycle_limit():
+    pipeline = pipeline_list()[0]
+    client = FakeWorkflowClient()
+    for n in range(1, 6):
+        client.add(FakeUnit(uuid_for(n), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                            microservice="Normalize"))
+    services.workflow_poll(pipeline=pipeline, client=client)
+
+    summary = services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
+
+    assert summary.refreshed == 2
+    assert client.count("list_jobs") == 2

@@ -1,0 +1,260 @@
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dashboard import selectors, services, state
+from dashboard.clients.workflow import UnitKind, UnitStatusValue
+from dashboard.models import StatusChange
+from dashboard.pipelines import pipeline_list
+from tests.fakes import FakeUnit, FakeWorkflowClient, fake_units, uuid_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pipeline():
+    return pipeline_list()[0]
+
+
+@pytest.fixture
+def client() -> FakeWorkflowClient:
+    return FakeWorkflowClient()
+
+
+def poll(pipeline, client, now=None):
+    return services.workflow_poll(pipeline=pipeline, client=client, now=now or timezone.now())
+
+
+def test_it_discovers_units_from_the_unapproved_waiting_and_completed_lists(pipeline, client):
+    client.add(FakeUnit(uuid_for(1), name="awaiting-approval", status=UnitStatusValue.USER_INPUT,
+                        microservice="Approve standard transfer", awaiting_approval=True))
+    client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP, name="normalising",
+                        status=UnitStatusValue.USER_INPUT, microservice="Normalize"))
+    client.add(FakeUnit(uuid_for(3), name="done", status=UnitStatusValue.COMPLETE,
+                        sent_to_backlog=True))
+
+    summary = poll(pipeline, client)
+
+    assert summary.ok
+    assert summary.discovered == 3
+    units = state.units_load(pipeline.slug)
+    assert units[uuid_for(1)].awaiting_approval
+    assert units[uuid_for(1)].kind == "transfer"
+    assert units[uuid_for(2)].kind == "sip"
+    assert units[uuid_for(2)].decision == "Normalize"
+    assert units[uuid_for(3)].status == "COMPLETE"
+
+
+def test_it_writes_one_history_row_per_real_change_and_none_for_a_repeated_poll(pipeline, client):
+    unit = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
+                               microservice="Approve standard transfer", awaiting_approval=True))
+    now = timezone.now()
+    poll(pipeline, client, now)
+    poll(pipeline, client, now + timedelta(minutes=2))
+    assert StatusChange.objects.count() == 1
+
+    unit.awaiting_approval = False
+    unit.status = UnitStatusValue.PROCESSING
+    unit.microservice = "Verify transfer compliance"
+    poll(pipeline, client, now + timedelta(minutes=3))
+    poll(pipeline, client, now + timedelta(minutes=4))
+
+    rows = list(StatusChange.objects.order_by("at").values_list("from_status", "to_status", "microservice"))
+    assert rows == [
+        ("", "USER_INPUT", "Approve standard transfer"),
+        ("USER_INPUT", "PROCESSING", "Verify transfer compliance"),
+    ]
+
+
+def test_a_finished_unit_is_never_polled_again(pipeline, client):
+    unit = client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                               microservice="Store AIP"))
+    now = timezone.now()
+    poll(pipeline, client, now)
+    unit.status = UnitStatusValue.FAILED
+    unit.microservice = "Email fail report"
+    poll(pipeline, client, now + timedelta(minutes=2))
+    calls_before = client.count("get_ingest_status")
+
+    for minute in range(3, 30, 5):
+        poll(pipeline, client, now + timedelta(minutes=minute))
+
+    assert client.count("get_ingest_status") == calls_before
+    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "FAILED"
+
+
+def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pipeline, client):
+    client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                        microservice="Normalize"))
+    moving = FakeUnit(uuid_for(2), kind=UnitKind.SIP, microservice="Verify SIP compliance")
+    client.add(moving)
+    services.unit_register(pipeline=pipeline.slug, uuid=moving.uuid, kind="sip")
+    now = timezone.now()
+    poll(pipeline, client, now)
+    client.calls.clear()
+
+    poll(pipeline, client, now + timedelta(seconds=10))
+
+    polled = {args[0] for name, args in client.calls if name == "get_ingest_status"}
+    assert polled == {uuid_for(2)}
+
+
+def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
+    pipeline, client, caplog
+):
+    for unit in fake_units(3, kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                           microservice="Normalize"):
+        client.add(unit)
+    client.units[uuid_for(2)].malformed = True
+
+    with caplog.at_level(logging.WARNING, logger="dashboard.services"):
+        summary = poll(pipeline, client)
+
+    assert summary.ok
+    assert summary.failed_units == 1
+    units = state.units_load(pipeline.slug)
+    assert units[uuid_for(1)].status == "USER_INPUT"
+    assert units[uuid_for(3)].status == "USER_INPUT"
+    assert units[uuid_for(2)].poll_error
+    assert any(uuid_for(2) in record.getMessage() for record in caplog.records)
+
+
+def test_it_keeps_the_last_state_and_marks_the_service_stale_when_upstream_is_down(
+    pipeline, client
+):
+    client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
+                        microservice="Approve standard transfer", awaiting_approval=True))
+    now = timezone.now()
+    poll(pipeline, client, now)
+    client.down = True
+
+    summary = poll(pipeline, client, now + timedelta(minutes=5))
+
+    assert not summary.ok
+    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
+    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(minutes=5))}
+    workflow = health[f"workflow:{pipeline.slug}"]
+    assert workflow.stale
+    assert "connection refused" in workflow.last_error
+    assert workflow.last_success_at == now
+
+
+def test_it_recovers_once_the_service_answers_again(pipeline, client):
+    client.add(FakeUnit(uuid_for(1)))
+    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+    now = timezone.now()
+    client.down = True
+    poll(pipeline, client, now)
+    client.down = False
+
+    summary = poll(pipeline, client, now + timedelta(seconds=10))
+
+    assert summary.ok
+    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(seconds=11))}
+    assert not health[f"workflow:{pipeline.slug}"].stale
+    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "PROCESSING"
+
+
+def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
+    transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
+                                   microservice="Create SIP(s)"))
+    client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP, microservice="Verify SIP compliance"))
+    now = timezone.now()
+    poll(pipeline, client, now)
+    transfer.status = UnitStatusValue.COMPLETE
+    transfer.sip_uuid = uuid_for(2)
+
+    poll(pipeline, client, now + timedelta(seconds=10))
+    poll(pipeline, client, now + timedelta(seconds=20))
+
+    sip = state.units_load(pipeline.slug)[uuid_for(2)]
+    assert sip.kind == "sip"
+    assert sip.transfer_uuid == uuid_for(1)
+    assert sip.status == "PROCESSING"
+
+
+def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(
+    pipeline, client
+):
+    transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.COMPLETE))
+    services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")
+    now = timezone.now()
+    poll(pipeline, client, now)
+    assert state.units_load(pipeline.slug)[uuid_for(1)].awaiting_sip_uuid
+
+    client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP))
+    transfer.sip_uuid = uuid_for(2)
+    poll(pipeline, client, now + timedelta(seconds=10))
+
+    units = state.units_load(pipeline.slug)
+    assert not units[uuid_for(1)].awaiting_sip_uuid
+    assert units[uuid_for(1)].finished
+    assert uuid_for(2) in units
+
+
+def test_a_unit_whose_status_cannot_be_determined_yet_shows_as_pending(pipeline, client):
+    client.add(FakeUnit(uuid_for(1), pending=True))
+    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+
+    poll(pipeline, client)
+
+    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "PENDING"
+
+
+def test_units_already_finished_when_first_seen_get_details_within_the_backfill_budget(
+    pipeline, client, settings
+):
+    settings.LOOKOUT_BACKFILL_PER_CYCLE = 2
+    for unit in fake_units(5, kind=UnitKind.SIP, status=UnitStatusValue.COMPLETE,
+                           microservice="Remove the processing directory"):
+        client.add(unit)
+
+    first = poll(pipeline, client)
+    poll(pipeline, client)
+    poll(pipeline, client)
+
+    assert first.refreshed == 2
+    assert client.count("get_ingest_status") == 5
+    assert StatusChange.objects.count() == 0
+    assert all(u.name.startswith("unit-") for u in state.units_load(pipeline.slug).values())
+
+
+def test_a_unit_the_service_no_longer_knows_is_dropped_after_repeated_not_found(pipeline, client):
+    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(9), kind="transfer")
+    now = timezone.now()
+    poll(pipeline, client, now)
+    poll(pipeline, client, now + timedelta(seconds=10))
+    assert uuid_for(9) in state.units_load(pipeline.slug)
+
+    poll(pipeline, client, now + timedelta(seconds=20))
+
+    assert uuid_for(9) not in state.units_load(pipeline.slug)
+
+
+def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
+    client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
+                        microservice="Normalize"))
+    now = timezone.now()
+    poll(pipeline, client, now)
+    state.hidden_add(pipeline.slug, uuid_for(1))
+    client.calls.clear()
+
+    poll(pipeline, client, now + timedelta(minutes=5))
+
+    assert client.count("get_ingest_status") == 0
+    assert selectors.unit_list() == []
+
+
+def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
+    client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
+                        microservice="Approve standard transfer", awaiting_approval=True))
+    poll(pipeline, client)
+    state.units_save(pipeline.slug, {})
+
+    poll(pipeline, client)
+
+    assert StatusChange.objects.count() == 1
