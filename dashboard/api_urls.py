@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from dashboard import apis
@@ -13,4 +13,5 @@ urlpatterns = [
     path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
     path("health/", apis.HealthApi.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("", include("dashboard.urls.storage_api")),
 ]

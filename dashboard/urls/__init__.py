@@ -10,5 +10,7 @@ app_name = "dashboard"
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
+    path("storage/", include("dashboard.urls.storage")),
+    path("wall/", include("dashboard.urls.wall")),
     path("", include("dashboard.urls.live")),
 ]
