@@ -20,7 +20,10 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 
 def _pipeline_key(entry: dict[str, Any], where: str) -> str:
     if "key_env" in entry:
-        return os.environ.get(str(entry["key_env"]), "")
+        name = str(entry["key_env"])
+        if not os.environ.get(name):
+            raise ImproperlyConfigured(f"{where}: environment variable {name} is not set")
+        return os.environ[name]
     if "key_file" in entry:
         try:
             return Path(str(entry["key_file"])).read_text().strip()

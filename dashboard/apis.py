@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
@@ -66,6 +66,7 @@ class JobOutputSerializer(serializers.Serializer):
 
 
 class UnitDetailApi(APIView):
+    @extend_schema_serializer(component_name="UnitDetail")
     class OutputSerializer(UnitOutputSerializer):
         jobs = JobOutputSerializer(many=True, allow_null=True)
         jobs_fetched_at = serializers.DateTimeField(allow_null=True)
@@ -85,6 +86,7 @@ class UnitDetailApi(APIView):
 
 
 class WaitingListApi(APIView):
+    @extend_schema_serializer(component_name="WaitingUnit")
     class OutputSerializer(UnitOutputSerializer):
         waiting_since = serializers.DateTimeField(allow_null=True)
         awaiting_approval = serializers.BooleanField()

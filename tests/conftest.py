@@ -21,8 +21,10 @@ def _isolated_cache(request: pytest.FixtureRequest, settings) -> Iterator[None]:
     """Unit tests get a fresh in-memory cache; integration tests bring their own Redis."""
     # Fast hashing: the tests create many users; production keeps Django's default.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    if request.node.get_closest_marker("integration") is None:
-        settings.CACHES = LOCMEM
+    if request.node.get_closest_marker("integration") is not None:
+        yield  # these tests point the cache at their own Redis
+        return
+    settings.CACHES = LOCMEM
     cache.clear()
     yield
     cache.clear()
