@@ -258,3 +258,27 @@ def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
     poll(pipeline, client)
 
     assert StatusChange.objects.count() == 1
+
+
+def test_several_pipelines_are_kept_apart_in_cache_history_and_lists(settings):
+    settings.LOOKOUT_PIPELINES = [
+        {"slug": "east", "name": "East", "url": "http://east.invalid", "user": "u", "key": "k"},
+        {"slug": "west", "name": "West", "url": "http://west.invalid", "user": "u", "key": "k"},
+    ]
+    east, west = pipeline_list()
+    east_client, west_client = FakeWorkflowClient(), FakeWorkflowClient()
+    east_client.add(FakeUnit(uuid_for(1), name="from-east", status=UnitStatusValue.USER_INPUT,
+                             microservice="Approve standard transfer", awaiting_approval=True))
+    west_client.add(FakeUnit(uuid_for(2), name="from-west", status=UnitStatusValue.USER_INPUT,
+                             microservice="Approve standard transfer", awaiting_approval=True))
+
+    poll(east, east_client)
+    poll(west, west_client)
+
+    assert set(state.units_load("east")) == {uuid_for(1)}
+    assert set(state.units_load("west")) == {uuid_for(2)}
+    assert {u.pipeline for u in selectors.unit_list()} == {"east", "west"}
+    assert [u.name for u in selectors.unit_list(pipeline="west")] == ["from-west"]
+    assert set(StatusChange.objects.values_list("pipeline", flat=True)) == {"east", "west"}
+    health = {h.service for h in selectors.service_health_list()}
+    assert {"workflow:east", "workflow:west", "storage"} == health
