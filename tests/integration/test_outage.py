@@ -58,7 +58,7 @@ def test_a_malformed_answer_is_logged_and_the_poll_fails_cleanly(settings, redis
         pipeline = pipeline_list()[0]
         assert services.workflow_poll(pipeline=pipeline).ok
         known = len(selectors.unit_list())
-        sim.control("/_simulator/faults", {"malformed_rate": 1.0})
+        sim.control("faults", {"malformed_rate": 1.0})
 
         with caplog.at_level(logging.WARNING):
             summary = services.workflow_poll(pipeline=pipeline)

@@ -1,0 +1,153 @@
+"""Command-line options of the simulator, as one frozen dataclass."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SimulatorConfig:
+    workflow_port: int = 8001
+    storage_port: int = 8002
+    host: str = "127.0.0.1"
+    units: int = 40
+    packages: int = 200
+    latency_ms: int = 0
+    seed: int = 1
+    speed: float = 1.0
+    user: str = "demo"
+    key: str = "demo-key"
+    error_rate: float = 0.0
+    timeout_rate: float = 0.0
+    malformed_rate: float = 0.0
+    timeout_seconds: float = 30.0
+    # Simulated "now" at start; None means the real current time. A fixed
+    # value makes every timestamp repeatable across runs.
+    start: datetime | None = None
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a fraction between 0 and 1")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return value
+
+
+def _naive_utc(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+DESCRIPTION = "Fake workflow and storage services for the demo and the tests."
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m simulator", description=DESCRIPTION)
+    add_simulator_arguments(parser)
+    return parser
+
+
+def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
+    """The simulator's options, shared by the CLI and the `simulate` management command."""
+    defaults = SimulatorConfig()
+    add = parser.add_argument
+    add(
+        "--workflow-port",
+        type=_non_negative_int,
+        default=defaults.workflow_port,
+        help="port of the workflow service (0 picks a free port)",
+    )
+    add(
+        "--storage-port",
+        type=_non_negative_int,
+        default=defaults.storage_port,
+        help="port of the storage service (0 picks a free port)",
+    )
+    add("--host", default=defaults.host, help="address to listen on")
+    add(
+        "--units",
+        type=_non_negative_int,
+        default=defaults.units,
+        help="historical transfers to seed",
+    )
+    add(
+        "--packages",
+        type=_non_negative_int,
+        default=defaults.packages,
+        help="historical packages to seed in storage",
+    )
+    add(
+        "--latency-ms",
+        type=_non_negative_int,
+        default=defaults.latency_ms,
+        help="delay added to every request",
+    )
+    add("--seed", type=int, default=defaults.seed, help="seed of all generated data")
+    add(
+        "--speed",
+        type=_non_negative_float,
+        default=defaults.speed,
+        help="simulated seconds per real second (0 freezes simulated time)",
+    )
+    add("--user", default=defaults.user, help="API user name")
+    add("--key", default=defaults.key, help="API key")
+    add(
+        "--error-rate",
+        type=_fraction,
+        default=defaults.error_rate,
+        help="fraction of requests answered with a 500",
+    )
+    add(
+        "--timeout-rate",
+        type=_fraction,
+        default=defaults.timeout_rate,
+        help="fraction of requests that hang for --timeout-seconds",
+    )
+    add(
+        "--malformed-rate",
+        type=_fraction,
+        default=defaults.malformed_rate,
+        help="fraction of requests answered with garbled JSON",
+    )
+    add(
+        "--timeout-seconds",
+        type=_non_negative_float,
+        default=defaults.timeout_seconds,
+        help="how long a 'timed out' request hangs",
+    )
+    add(
+        "--start",
+        type=_naive_utc,
+        default=None,
+        help="simulated start time, ISO 8601 naive UTC (default: now)",
+    )
+
+
+def config_from_args(argv: Sequence[str] | None = None) -> SimulatorConfig:
+    return config_from_options(vars(build_arg_parser().parse_args(argv)))
+
+
+def config_from_options(options: Mapping[str, Any]) -> SimulatorConfig:
+    """Pick the simulator's settings out of parsed options (extra keys are ignored)."""
+    names = {field.name for field in fields(SimulatorConfig)}
+    return SimulatorConfig(**{name: value for name, value in options.items() if name in names})

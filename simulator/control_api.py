@@ -1,0 +1,60 @@
+"""Test-control endpoints under `/_simulator/` on the workflow port.
+
+Not part of either service: no auth, never faulted. They let tests and the
+demo read the simulation's state, move simulated time on and change the
+fault rates while the process runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simulator.wsgi import Request, Response, Router, json_response
+
+
+def _error(message: str) -> Response:
+    return json_response({"error": True, "message": message}, 400)
+
+
+def add_control_routes(router: Router, sim: Any) -> None:
+    def state_body() -> dict[str, Any]:
+        now = sim.sync()
+        with sim.lock:
+            return {
+                "now": now.isoformat(timespec="seconds"),
+                "units": sim.workflow.counts(now),
+                "packages": sim.storage.package_count(),
+                "pipeline_uuid": sim.workflow.pipeline_uuid,
+                # Valid `<location uuid>:<path>` pairs, for starting transfers.
+                "transfer_sources": sim.storage.transfer_source_paths()[:20],
+            }
+
+    def state(request: Request) -> Response:
+        return json_response(state_body())
+
+    def advance(request: Request) -> Response:
+        """POST {"seconds": N}: move simulated time on by N seconds."""
+        try:
+            seconds = float(request.json()["seconds"])
+        except (ValueError, KeyError, TypeError):
+            return _error('Send JSON {"seconds": N}.')
+        if seconds < 0:
+            return _error("The clock only moves forward.")
+        sim.clock.advance(seconds)
+        return json_response(state_body())
+
+    def faults(request: Request) -> Response:
+        """GET the fault rates, or POST any of error_rate, timeout_rate, malformed_rate."""
+        if request.method == "POST":
+            try:
+                changes = request.json()
+                if not isinstance(changes, dict):
+                    raise ValueError("Send a JSON object.")
+                sim.faults.update(changes)
+            except ValueError as exc:
+                return _error(str(exc))
+        return json_response(sim.faults.as_dict())
+
+    router.add("/_simulator/state/?", {"GET": state})
+    router.add("/_simulator/advance/?", {"POST": advance})
+    router.add("/_simulator/faults/?", {"GET": faults, "POST": faults})

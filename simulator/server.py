@@ -1,0 +1,125 @@
+"""The simulation object and the two threaded HTTP servers that expose it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socketserver
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from types import FrameType
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+
+from simulator.clock import SimClock
+from simulator.config import SimulatorConfig
+from simulator.faults import FaultSettings, with_faults
+from simulator.storage import StorageState
+from simulator.storage_api import make_storage_app
+from simulator.workflow import WorkflowState
+from simulator.workflow_api import make_workflow_app, workflow_error_body
+from simulator.wsgi import WsgiApp
+
+STORAGE_ERROR_MESSAGE = "Sorry, this request could not be processed. Please try again later."
+
+
+class Simulation:
+    """Both fake services' state, one clock and one lock.
+
+    Handlers call `sync()` first, then read or change state under `lock`.
+    """
+
+    def __init__(self, config: SimulatorConfig) -> None:
+        self.config = config
+        self.clock = SimClock(config.speed, config.start)
+        self.lock = threading.RLock()
+        self.faults = FaultSettings(
+            seed=config.seed,
+            error_rate=config.error_rate,
+            timeout_rate=config.timeout_rate,
+            malformed_rate=config.malformed_rate,
+            timeout_seconds=config.timeout_seconds,
+            latency_ms=config.latency_ms,
+        )
+        # Storage first: the workflow side reads its pipeline and sources.
+        self.storage = StorageState(self)
+        self.storage.seed(packages=config.packages)
+        self.workflow = WorkflowState(self)
+        self.workflow.seed(units=config.units)
+
+    def sync(self) -> datetime:
+        """Materialise every state change due by now; returns that now."""
+        with self.lock:
+            now = self.clock.now()
+            self.workflow.advance_to(now)
+            return now
+
+
+def storage_error_body() -> tuple[str, bytes]:
+    body = json.dumps({"error_message": STORAGE_ERROR_MESSAGE}).encode("utf-8")
+    return "application/json", body
+
+
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Per-request logging would drown the demo's output."""
+
+
+class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind does a reverse DNS lookup, slow on some hosts.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+        self.setup_environ()
+
+
+def make_server(host: str, port: int, app: WsgiApp) -> ThreadingWSGIServer:
+    server = ThreadingWSGIServer((host, port), QuietHandler)
+    server.set_app(app)
+    return server
+
+
+def build_apps(sim: Simulation) -> tuple[WsgiApp, WsgiApp]:
+    workflow_app = with_faults(make_workflow_app(sim), sim.faults, workflow_error_body)
+    storage_app = with_faults(make_storage_app(sim), sim.faults, storage_error_body)
+    return workflow_app, storage_app
+
+
+def serve(config: SimulatorConfig, announce: Callable[[str], None] | None = None) -> int:
+    """Serve both services until SIGTERM or SIGINT; returns the exit code."""
+    say = announce or _print_flushed
+    sim = Simulation(config)
+    workflow_app, storage_app = build_apps(sim)
+    servers = [
+        ("workflow service", make_server(config.host, config.workflow_port, workflow_app)),
+        ("storage service", make_server(config.host, config.storage_port, storage_app)),
+    ]
+    for _, server in servers:
+        # A short poll interval keeps shutdown quick.
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    for label, server in servers:
+        host, port = server.server_address[:2]
+        say(f"{label} listening on http://{host!s}:{port}")
+
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    stop.wait()
+    for _, server in servers:
+        server.shutdown()
+        server.server_close()
+    return 0
+
+
+def _print_flushed(line: str) -> None:
+    print(line, file=sys.stdout, flush=True)

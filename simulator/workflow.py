@@ -1,0 +1,444 @@
+"""The workflow service's state: units moving through their plans over simulated time.
+
+Nothing is stepped forward job by job (see `units.py`). Only the moments
+with consequences elsewhere (a SIP is created, an AIP, DIP or backlog
+transfer is stored) sit in a heap of events that `advance_to` replays in
+time order. Times are float seconds after the clock's start.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from simulator import workflow_data as data
+from simulator.ids import TaskIds, derived_uuid, random_uuid
+from simulator.naming import file_count, transfer_name
+from simulator.scenario import (
+    Effect,
+    Outcome,
+    failure_candidates,
+    make_plan,
+    sip_route,
+    transfer_route,
+)
+from simulator.units import SIP, TRANSFER, NoJobsYet, Unit
+
+if TYPE_CHECKING:
+    from simulator.storage import SourceEntry
+
+
+class UnknownUnit(LookupError):
+    """No unit of that kind has this UUID."""
+
+
+@dataclass(frozen=True)
+class Odds:
+    """How seeded and new units turn out."""
+
+    backlog: float = 0.08
+    rejected: float = 0.05
+    failed_transfer: float = 0.04
+    failed_sip: float = 0.06
+    with_dip: float = 0.5
+    plural_key: float = 0.2
+
+
+ODDS = Odds()
+
+
+class WorkflowState:
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        self.seed_value: int = sim.config.seed
+        self.epoch: datetime = sim.clock.start
+        self.units: list[Unit] = []
+        self.by_uuid: dict[str, Unit] = {}
+        self.task_ids = TaskIds(self.seed_value)
+        self._events: list[tuple[float, int, int, int, int]] = []
+        self._event_counter = 0
+        self._api_counter = 0
+        self.reingests: set[str] = set()  # AIP UUIDs being reingested
+        self.awaiting_approval: set[int] = set()  # unit numbers of unapproved transfers
+        self.levels = [
+            (derived_uuid(self.seed_value, "level", name), name)
+            for name in data.LEVELS_OF_DESCRIPTION
+        ]
+        self.path_levels: dict[str, str] = {}
+
+    @property
+    def pipeline_uuid(self) -> str:
+        return str(self.sim.storage.pipeline_uuid)
+
+    # -- time -------------------------------------------------------------
+
+    def seconds(self, moment: datetime) -> float:
+        return (moment - self.epoch).total_seconds()
+
+    def moment(self, seconds: float) -> datetime:
+        return self.epoch + timedelta(seconds=seconds)
+
+    # -- creating units ---------------------------------------------------
+
+    def seed(self, *, units: int) -> None:
+        """Historical transfers (and the SIPs they lead to) in a realistic mix."""
+        now = self.seconds(self.sim.clock.now())
+        for number in range(units):
+            rng = random.Random(f"{self.seed_value}:seed-unit:{number}")
+            self._seed_one(rng, number, now)
+        self.advance_to(self.moment(now))
+
+    def _seed_one(self, rng: random.Random, number: int, now: float) -> None:
+        transfer_type = "standard"
+        if number % 9 == 4:
+            transfer_type = rng.choice(data.TRANSFER_TYPES[1:])
+        outcome = self._draw_outcome(rng)
+        # Fixed positions guarantee every outcome even in a small seed.
+        if number % 10 == 4:
+            outcome = Outcome.FAILED
+        elif number % 20 == 9:
+            outcome = Outcome.REJECTED
+        elif number % 12 == 6:
+            outcome = Outcome.BACKLOG
+        unit = self._new_transfer(
+            rng,
+            name=self._free_name(transfer_name(rng, number)),
+            transfer_type=transfer_type,
+            outcome=outcome,
+            first_job_at=now,  # placed below
+            files=file_count(rng),
+            park=number % 13 == 7,
+        )
+        unit.sip_must_fail = number % 16 == 8
+        approval_wait = rng.uniform(20, 900)
+        if number % 25 == 1:
+            # Still waiting for someone to approve it.
+            unit.first_job_at = now - rng.uniform(60, 3 * 3600)
+        elif unit.plan.parked is not None:
+            # Parked at a decision right now, for hours.
+            anchor = now - unit.plan.starts[unit.plan.parked] - rng.uniform(60, 900)
+            self._place(unit, anchor - approval_wait, anchor)
+        elif number % 6 == 0:
+            anchor = now - rng.uniform(0, 40 * 60)
+            self._place(unit, anchor - approval_wait, anchor)
+        else:
+            anchor = now - rng.uniform(3 * 3600, 30 * 86400)
+            self._place(unit, anchor - approval_wait, anchor)
+
+    def _place(self, unit: Unit, first_job_at: float, anchor: float) -> None:
+        unit.first_job_at = first_job_at
+        self._set_anchor(unit, anchor)
+
+    def _draw_outcome(self, rng: random.Random) -> Outcome:
+        roll = rng.random()
+        if roll < ODDS.backlog:
+            return Outcome.BACKLOG
+        if roll < ODDS.backlog + ODDS.rejected:
+            return Outcome.REJECTED
+        if roll < ODDS.backlog + ODDS.rejected + ODDS.failed_transfer:
+            return Outcome.FAILED
+        return Outcome.SIP
+
+    def _free_name(self, name: str) -> str:
+        """The real service renames a colliding transfer directory by appending `_1`."""
+        taken = {self.units[number].name for number in self.awaiting_approval}
+        while name in taken:
+            name += "_1"
+        return name
+
+    def _register(self, unit: Unit) -> Unit:
+        old = self.by_uuid.get(unit.uuid)
+        if old is not None:
+            old.replaced = True
+        self.units.append(unit)
+        self.by_uuid[unit.uuid] = unit
+        return unit
+
+    def _new_transfer(
+        self,
+        rng: random.Random,
+        *,
+        name: str,
+        transfer_type: str,
+        outcome: Outcome,
+        first_job_at: float,
+        files: int,
+        park: bool = False,
+        unit_uuid: str | None = None,
+        sip_uuid: str | None = None,
+    ) -> Unit:
+        fail_index = rng.choice(failure_candidates(TRANSFER)) if outcome is Outcome.FAILED else None
+        route = transfer_route(transfer_type, outcome, fail_index)
+        plan = make_plan(route, rng, files, first_is_approval=True, park=park)
+        unit_uuid = unit_uuid or random_uuid(rng)
+        if outcome is Outcome.SIP:
+            sip_uuid = sip_uuid or random_uuid(rng)
+        self.awaiting_approval.add(len(self.units))
+        return self._register(
+            Unit(
+                number=len(self.units),
+                uuid=unit_uuid,
+                kind=TRANSFER,
+                name=name,
+                transfer_type=transfer_type,
+                plan=plan,
+                first_job_at=first_job_at,
+                anchor=None,
+                files_key=unit_uuid,
+                file_count=files,
+                size=self._size(files, rng),
+                plural_microservice_key=rng.random() < ODDS.plural_key,
+                rng_key=f"{self.seed_value}:sip-of:{unit_uuid}",
+                sip_uuid=sip_uuid,
+                sip_delay=rng.uniform(5, 30),
+            )
+        )
+
+    def _new_sip(
+        self,
+        rng: random.Random,
+        *,
+        sip_uuid: str,
+        name: str,
+        files_key: str,
+        files: int,
+        size: int,
+        start: float,
+        must_succeed: bool,
+        must_fail: bool = False,
+    ) -> Unit:
+        fails = must_fail or (not must_succeed and rng.random() < ODDS.failed_sip)
+        if fails:
+            route = sip_route(Outcome.FAILED, False, rng.choice(failure_candidates(SIP)))
+        else:
+            route = sip_route(Outcome.STORED, rng.random() < ODDS.with_dip)
+        plan = make_plan(route, rng, files)
+        unit = self._register(
+            Unit(
+                number=len(self.units),
+                uuid=sip_uuid,
+                kind=SIP,
+                name=name,
+                transfer_type="standard",
+                plan=plan,
+                first_job_at=start + plan.starts[0],
+                anchor=None,
+                files_key=files_key,
+                file_count=files,
+                size=size,
+                plural_microservice_key=rng.random() < ODDS.plural_key,
+                rng_key=f"{self.seed_value}:sip:{sip_uuid}",
+            )
+        )
+        self._set_anchor(unit, start)
+        return unit
+
+    @staticmethod
+    def _size(files: int, rng: random.Random) -> int:
+        return sum(int(rng.lognormvariate(14.5, 1.2)) for _ in range(files))
+
+    def api_rng(self) -> random.Random:
+        self._api_counter += 1
+        return random.Random(f"{self.seed_value}:api-unit:{self._api_counter}")
+
+    # -- events -----------------------------------------------------------
+
+    def _set_anchor(self, unit: Unit, anchor: float) -> None:
+        """Fix when the unit's plan runs, and (re)schedule its consequences."""
+        unit.anchor = anchor
+        self.awaiting_approval.discard(unit.number)
+        unit.anchor_version += 1
+        unit.settled = None
+        for index, _ in unit.route.effects:
+            if index in unit.effects_done:
+                continue
+            end = unit.step_end(index)
+            assert end is not None
+            self._event_counter += 1
+            heapq.heappush(
+                self._events, (end, self._event_counter, unit.number, index, unit.anchor_version)
+            )
+
+    def advance_to(self, now: datetime) -> None:
+        """Carry out every consequence due by `now`, in time order."""
+        t = self.seconds(now)
+        while self._events and self._events[0][0] <= t:
+            when, _, number, index, version = heapq.heappop(self._events)
+            unit = self.units[number]
+            if version != unit.anchor_version or index in unit.effects_done:
+                continue  # rescheduled since
+            unit.effects_done.add(index)
+            self._apply(unit, dict(unit.route.effects)[index], when)
+
+    def _apply(self, unit: Unit, effect: Effect, when: float) -> None:
+        storage = self.sim.storage
+        stored_at = self.moment(when)
+        if effect is Effect.CREATE_SIP:
+            assert unit.sip_uuid is not None
+            rng = random.Random(unit.rng_key)
+            self._new_sip(
+                rng,
+                sip_uuid=unit.sip_uuid,
+                name=unit.name,
+                files_key=unit.files_key,
+                files=unit.file_count,
+                size=unit.size,
+                start=when + rng.uniform(0.5, min(3.0, unit.sip_delay)),
+                must_succeed=unit.sip_must_succeed,
+                must_fail=unit.sip_must_fail,
+            )
+        elif effect is Effect.STORE_BACKLOG:
+            storage.store_backlog_transfer(
+                uuid=unit.uuid, name=unit.name, size=unit.size, stored_at=stored_at
+            )
+        elif effect is Effect.STORE_AIP:
+            self.reingests.discard(unit.uuid)
+            storage.store_aip(
+                uuid=unit.uuid, name=unit.name, size=int(unit.size * 1.05), stored_at=stored_at
+            )
+        elif effect is Effect.STORE_DIP:
+            storage.store_dip(
+                uuid=derived_uuid(self.seed_value, "dip", unit.uuid, unit.number),
+                aip_uuid=unit.uuid,
+                name=unit.name,
+                size=max(1, unit.size // 5),
+                stored_at=stored_at,
+            )
+
+    # -- starting and approving transfers ----------------------------------
+
+    def start_transfer(
+        self, *, name: str, transfer_type: str, sources: list[SourceEntry], now: datetime
+    ) -> Unit:
+        """A copied transfer that waits in its active directory for approval."""
+        rng = self.api_rng()
+        return self._new_transfer(
+            rng,
+            name=self._free_name(name),
+            transfer_type=transfer_type,
+            outcome=self._draw_outcome(rng),
+            first_job_at=self.seconds(now),
+            files=self._files_of(sources, rng),
+        )
+
+    def create_package(
+        self,
+        *,
+        name: str,
+        transfer_type: str,
+        sources: list[SourceEntry],
+        auto_approve: bool,
+        now: datetime,
+    ) -> Unit:
+        """A transfer queued by the package endpoint: no jobs for a short while."""
+        rng = self.api_rng()
+        unit = self._new_transfer(
+            rng,
+            name=self._free_name(name),
+            transfer_type=transfer_type,
+            outcome=self._draw_outcome(rng),
+            first_job_at=self.seconds(now) + rng.uniform(3, 20),
+            files=self._files_of(sources, rng),
+        )
+        if auto_approve:
+            self._set_anchor(unit, unit.first_job_at + rng.uniform(0.2, 1.0))
+        return unit
+
+    @staticmethod
+    def _files_of(sources: list[SourceEntry], rng: random.Random) -> int:
+        counted = sum(source.file_count for source in sources)
+        return min(counted, 50) if counted > 0 else file_count(rng)
+
+    def approve(self, *, directory: str, transfer_type: str, now: datetime) -> Unit | None:
+        """Approve the transfer waiting at `<type dir>/<directory>`; None if there is none."""
+        t = self.seconds(now)
+        for unit in self.units:
+            if (
+                unit.is_transfer
+                and not unit.replaced
+                and unit.name == directory
+                and unit.transfer_type == transfer_type
+                and unit.first_job_at <= t
+                and unit.step_status(0, t) == "USER_INPUT"
+            ):
+                self._set_anchor(unit, t)
+                return unit
+        return None
+
+    def start_reingest(
+        self, *, aip_uuid: str, name: str, reingest_type: str, processing_config: str | None
+    ) -> str:
+        """A unit that reprocesses a stored AIP and stores it again; returns its UUID."""
+        if aip_uuid in self.reingests:
+            raise ValueError(f"AIP {aip_uuid} is already being reingested")
+        now = self.seconds(self.sim.clock.now())
+        rng = self.api_rng()
+        self.reingests.add(aip_uuid)
+        if reingest_type.upper() == "FULL":
+            unit = self._new_transfer(
+                rng,
+                name=self._free_name(name),
+                transfer_type="standard",
+                outcome=Outcome.SIP,
+                first_job_at=now,
+                files=file_count(rng),
+                sip_uuid=aip_uuid,
+            )
+            unit.sip_must_succeed = True
+            self._set_anchor(unit, now + rng.uniform(1, 5))
+            return unit.uuid
+        files = file_count(rng)
+        self._new_sip(
+            rng,
+            sip_uuid=aip_uuid,
+            name=name,
+            files_key=aip_uuid,
+            files=files,
+            size=self._size(files, rng),
+            start=now + rng.uniform(0.5, 3),
+            must_succeed=True,
+        )
+        return aip_uuid
+
+    def reingest_transfer(self, *, name: str, aip_uuid: str, now: datetime) -> Unit:
+        """The transfer/reingest endpoint: a full reingest that awaits approval."""
+        if name in {self.units[number].name for number in self.awaiting_approval}:
+            raise ValueError("There is already a transfer in standardTransfer with the same name.")
+        rng = self.api_rng()
+        self.reingests.add(aip_uuid)
+        unit = self._new_transfer(
+            rng,
+            name=name,
+            transfer_type="standard",
+            outcome=Outcome.SIP,
+            first_job_at=self.seconds(now),
+            files=file_count(rng),
+            sip_uuid=aip_uuid,
+        )
+        unit.sip_must_succeed = True
+        return unit
+
+    # -- reading ----------------------------------------------------------
+
+    def get(self, unit_uuid: str, kind: str | None = None) -> Unit:
+        unit = self.by_uuid.get(unit_uuid.lower())
+        if unit is None or (kind is not None and unit.kind != kind):
+            raise UnknownUnit(unit_uuid)
+        return unit
+
+    def visible_units(self) -> list[Unit]:
+        return [unit for unit in self.units if not unit.replaced]
+
+    def counts(self, now: datetime) -> dict[str, Any]:
+        t = self.seconds(now)
+        by_status: Counter[str] = Counter()
+        for unit in self.visible_units():
+            try:
+                by_status[f"{unit.kind}:{unit.status(t)['status']}"] += 1
+            except NoJobsYet:
+                by_status[f"{unit.kind}:QUEUED"] += 1
+        return dict(sorted(by_status.items()))
