@@ -172,7 +172,7 @@ LOOKOUT_STORAGE = {
 LOOKOUT_WORKFLOW_POLL_INTERVAL = env_int("LOOKOUT_WORKFLOW_POLL_INTERVAL", 10, minimum=1)
 LOOKOUT_STORAGE_POLL_INTERVAL = env_int("LOOKOUT_STORAGE_POLL_INTERVAL", 60, minimum=5)
 LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1)
-LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 16, minimum=1)
+LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 32, minimum=1)
 # New completed units whose details are fetched per cycle, so a first poll of a big
 # pipeline does not fire thousands of requests at once.
 LOOKOUT_BACKFILL_PER_CYCLE = env_int("LOOKOUT_BACKFILL_PER_CYCLE", 200, minimum=0)
