@@ -27,6 +27,8 @@ from config.pipelines import load_pipelines
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LOOKOUT_VAR_DIR", str(BASE_DIR / "var")))
+# The embedded default keeps its SQLite file, beat schedule and file broker here.
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DEBUG", False)
 # Production turns on HTTPS-only cookies, HSTS and hashed static files, and refuses to
@@ -131,6 +133,9 @@ else:
     }
     CELERY_BROKER_URL = "filesystem://"
     _broker_dir = VAR_DIR / "celery-broker"
+    # Kombu's filesystem transport expects its folders to exist.
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
