@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from celery.signals import worker_ready
 
 from dashboard import services, storage_services
 from dashboard.locks import cache_lock
@@ -62,3 +63,11 @@ def poll_storage() -> str:
         if not acquired:
             return "skipped"
         return storage_services.storage_poll().line()
+
+
+@worker_ready.connect
+def poll_everything_at_start(**kwargs: object) -> None:
+    """Fill the cache as soon as a worker starts, instead of after the first interval."""
+    poll_workflow.delay()
+    refresh_jobs.delay()
+    poll_storage.delay()
