@@ -15,6 +15,7 @@ Targets: N units in at most 2 s, at most N+10 requests, at least 10x the baselin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -73,9 +74,10 @@ def main() -> None:
 
     from tests.support.simulator_process import SimulatorProcess
 
-    with tempfile.TemporaryDirectory() as workdir, SimulatorProcess(
-        units=20, packages=50, latency_ms=args.latency_ms, seed=7
-    ) as sim:
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        SimulatorProcess(units=20, packages=50, latency_ms=args.latency_ms, seed=7) as sim,
+    ):
         configure_django(workdir, sim)
         from django.conf import settings
         from django.utils import timezone
@@ -128,18 +130,20 @@ def main() -> None:
         baseline_client = WorkflowClient(sim.workflow_url, sim.user, sim.key)
         started = time.perf_counter()
         for uuid in uuids:
-            try:
+            with contextlib.suppress(WorkflowError):
                 baseline_client.get_transfer_status(uuid)
-            except WorkflowError:
-                pass
         baseline = time.perf_counter() - started
 
     best = min(lookout_times)
-    print(f"units: {args.units}, simulator latency: {args.latency_ms} ms, "
-          f"concurrency: {settings.LOOKOUT_POLL_CONCURRENCY}")
-    print(f"lookout full refresh: best {best:.2f} s, median {statistics.median(lookout_times):.2f} s "
-          f"over {args.runs} runs; upstream requests per cycle: {max(lookout_requests)} "
-          f"(target <= {args.units + 10})")
+    print(
+        f"units: {args.units}, simulator latency: {args.latency_ms} ms, "
+        f"concurrency: {settings.LOOKOUT_POLL_CONCURRENCY}"
+    )
+    print(
+        f"lookout full refresh: best {best:.2f} s, median {statistics.median(lookout_times):.2f} s "
+        f"over {args.runs} runs; upstream requests per cycle: {max(lookout_requests)} "
+        f"(target <= {args.units + 10})"
+    )
     print(f"naive sequential baseline: {baseline:.2f} s ({args.units} requests)")
     print(f"speed-up: {baseline / best:.1f}x (target >= 10x)")
 

@@ -91,7 +91,9 @@ class WaitingListApi(APIView):
         waiting_since = serializers.DateTimeField(allow_null=True)
         awaiting_approval = serializers.BooleanField()
 
-    @extend_schema(responses=OutputSerializer(many=True), summary="Units awaiting a decision, oldest first")
+    @extend_schema(
+        responses=OutputSerializer(many=True), summary="Units awaiting a decision, oldest first"
+    )
     def get(self, request: Request) -> Response:
         units = selectors.waiting_list()
         return Response(self.OutputSerializer([_unit_data(u) for u in units], many=True).data)

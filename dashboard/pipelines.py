@@ -18,10 +18,15 @@ class PipelineConfig:
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"
 
-
     def client_config(self) -> dict[str, str]:
         """The mapping `get_workflow_client` takes."""
-        return {"slug": self.slug, "name": self.name, "url": self.url, "user": self.user, "key": self.key}
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "url": self.url,
+            "user": self.user,
+            "key": self.key,
+        }
 
 
 def pipeline_list() -> list[PipelineConfig]:

@@ -100,9 +100,7 @@ def service_health_list(*, now: datetime | None = None) -> list[ServiceHealth]:
         freshness = state.freshness_load(service)
         interval = _interval_for(service)
         age = (
-            (now - freshness.last_success_at).total_seconds()
-            if freshness.last_success_at
-            else None
+            (now - freshness.last_success_at).total_seconds() if freshness.last_success_at else None
         )
         stale = age is None or age > STALE_AFTER_INTERVALS * interval
         health.append(

@@ -170,9 +170,7 @@ def _discover(client: WorkflowClient) -> _Discovery:
 
 
 def _new_unit(pipeline: str, uuid: str, kind: str, now: datetime) -> UnitSnapshot:
-    return UnitSnapshot(
-        pipeline=pipeline, uuid=uuid, kind=kind, first_seen_at=now, updated_at=now
-    )
+    return UnitSnapshot(pipeline=pipeline, uuid=uuid, kind=kind, first_seen_at=now, updated_at=now)
 
 
 def _apply_discovery(
@@ -226,7 +224,9 @@ def _apply_discovery(
         unit.awaiting_approval = approval
         unit.awaiting_decision = now_waiting
         if waiting:
-            unit.decision = " / ".join(dict.fromkeys(e.microservice for e in waiting if e.microservice))
+            unit.decision = " / ".join(
+                dict.fromkeys(e.microservice for e in waiting if e.microservice)
+            )
         elif approval:
             unit.decision = unit.decision or "Approve transfer"
         else:
@@ -383,7 +383,9 @@ def workflow_poll(
         unit.last_polled_at = now
         if isinstance(result, UnitStatus):
             if result.uuid and result.uuid != unit.uuid:
-                log.warning("workflow status for %s answered for %s; skipped", unit.uuid, result.uuid)
+                log.warning(
+                    "workflow status for %s answered for %s; skipped", unit.uuid, result.uuid
+                )
                 failed += 1
             elif _apply_status(unit, result, now, changes):
                 changed += 1

@@ -142,12 +142,16 @@ class FakeWorkflowClient:
                 status=JobStatus.PROCESSING,
                 microservice="Verify transfer compliance",
                 link_uuid=None,
-                tasks=(TaskSummary(uuid="10000000-0000-4000-8000-" + unit_uuid[-12:], exit_code=0),),
+                tasks=(
+                    TaskSummary(uuid="10000000-0000-4000-8000-" + unit_uuid[-12:], exit_code=0),
+                ),
             ),
         )
 
     # actions ---------------------------------------------------------------
-    def approve_transfer(self, *, directory: str, transfer_type: str = "standard") -> ApprovalResult:
+    def approve_transfer(
+        self, *, directory: str, transfer_type: str = "standard"
+    ) -> ApprovalResult:
         self._call("approve_transfer", directory, transfer_type)
         for unit in self.units.values():
             if unit.awaiting_approval and unit.name == directory:
@@ -170,4 +174,6 @@ def uuid_for(number: int) -> str:
 
 
 def fake_units(count: int, *, start: int = 1, **fields: object) -> Sequence[FakeUnit]:
-    return [FakeUnit(uuid=uuid_for(n), name=f"unit-{n}", **fields) for n in range(start, start + count)]
+    return [
+        FakeUnit(uuid=uuid_for(n), name=f"unit-{n}", **fields) for n in range(start, start + count)
+    ]

@@ -27,16 +27,44 @@ def api() -> APIClient:
 def seeded() -> FakeWorkflowClient:
     pipeline = pipeline_list()[0]
     fake = FakeWorkflowClient()
-    fake.add(FakeUnit(uuid_for(1), name="approve-me", status=UnitStatusValue.USER_INPUT,
-                      microservice="Approve standard transfer", awaiting_approval=True))
-    fake.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP, name="normalise-me",
-                      status=UnitStatusValue.USER_INPUT, microservice="Normalize"))
-    fake.add(FakeUnit(uuid_for(3), kind=UnitKind.SIP, name="stored",
-                      status=UnitStatusValue.COMPLETE, microservice="Remove the processing directory"))
+    fake.add(
+        FakeUnit(
+            uuid_for(1),
+            name="approve-me",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
+    fake.add(
+        FakeUnit(
+            uuid_for(2),
+            kind=UnitKind.SIP,
+            name="normalise-me",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
+    fake.add(
+        FakeUnit(
+            uuid_for(3),
+            kind=UnitKind.SIP,
+            name="stored",
+            status=UnitStatusValue.COMPLETE,
+            microservice="Remove the processing directory",
+        )
+    )
     now = timezone.now()
     services.workflow_poll(pipeline=pipeline, client=fake, now=now - timedelta(minutes=5))
-    fake.add(FakeUnit(uuid_for(4), kind=UnitKind.SIP, name="later",
-                      status=UnitStatusValue.USER_INPUT, microservice="Store AIP"))
+    fake.add(
+        FakeUnit(
+            uuid_for(4),
+            kind=UnitKind.SIP,
+            name="later",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Store AIP",
+        )
+    )
     services.workflow_poll(pipeline=pipeline, client=fake, now=now)
     services.jobs_refresh(pipeline=pipeline, client=fake, now=now)
     return fake
@@ -64,8 +92,15 @@ def test_it_lists_units_with_the_documented_fields(api, seeded):
     results = response.json()["results"]
     assert {r["uuid"] for r in results} == {uuid_for(n) for n in range(1, 5)}
     assert set(results[0]) >= {
-        "uuid", "name", "kind", "status", "microservice", "sip_uuid", "awaiting_decision",
-        "path", "updated_at",
+        "uuid",
+        "name",
+        "kind",
+        "status",
+        "microservice",
+        "sip_uuid",
+        "awaiting_decision",
+        "path",
+        "updated_at",
     }
     assert {r["kind"] for r in results} == {"transfer", "sip"}
 

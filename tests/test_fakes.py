@@ -18,9 +18,16 @@ FAKED = [
 
 def test_the_fake_covers_what_the_pollers_and_actions_call():
     assert {
-        "list_unapproved_transfers", "list_waiting", "list_completed_transfers",
-        "list_completed_ingests", "get_transfer_status", "get_ingest_status", "list_jobs",
-        "approve_transfer", "hide_transfer", "hide_ingest",
+        "list_unapproved_transfers",
+        "list_waiting",
+        "list_completed_transfers",
+        "list_completed_ingests",
+        "get_transfer_status",
+        "get_ingest_status",
+        "list_jobs",
+        "approve_transfer",
+        "hide_transfer",
+        "hide_ingest",
     } <= set(FAKED)
 
 

@@ -12,8 +12,12 @@ pytestmark = pytest.mark.django_db
 
 def record(service: str, *, ok: bool, ago: timedelta, error: str = "") -> None:
     services.service_poll_record(
-        service=service, started_at=timezone.now() - ago, ok=ok, error=error,
-        duration_ms=5, requests=1,
+        service=service,
+        started_at=timezone.now() - ago,
+        ok=ok,
+        error=error,
+        duration_ms=5,
+        requests=1,
     )
 
 

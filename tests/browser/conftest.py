@@ -32,7 +32,9 @@ CHROMIUM_FLAGS = [
 
 
 def chromium_path() -> str:
-    found = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    found = shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
     if found is None:
         pytest.fail("Chromium is not installed: run `make test` or `apt-get install chromium`")
     return found

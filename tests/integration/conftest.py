@@ -23,7 +23,12 @@ def redis_cache(settings, redis_url: str) -> Iterator[str]:
 
 def point_at(settings, sim) -> None:
     settings.LOOKOUT_PIPELINES = [
-        {"slug": "default", "name": "Default pipeline", "url": sim.workflow_url,
-         "user": sim.user, "key": sim.key}
+        {
+            "slug": "default",
+            "name": "Default pipeline",
+            "url": sim.workflow_url,
+            "user": sim.user,
+            "key": sim.key,
+        }
     ]
     settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}

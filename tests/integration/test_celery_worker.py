@@ -40,15 +40,35 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
         env = stack_env(tmp_path, sim, redis_cache)
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True, timeout=120,
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=120,
         )
         log_path = tmp_path / "worker.log"
         with log_path.open("w") as log:
             worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "-c", "2",
-                 "-l", "info", "--without-gossip", "--without-mingle",
-                 "-s", str(tmp_path / "beat-schedule")],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-B",
+                    "-c",
+                    "2",
+                    "-l",
+                    "info",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "-s",
+                    str(tmp_path / "beat-schedule"),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         try:
             deadline = time.monotonic() + 60
@@ -58,7 +78,9 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
                     break
                 time.sleep(0.5)
             else:
-                pytest.fail(f"the worker never polled both services:\n{log_path.read_text()[-3000:]}")
+                pytest.fail(
+                    f"the worker never polled both services:\n{log_path.read_text()[-3000:]}"
+                )
             # Let a few more cycles run: units move at 20x speed, history accumulates.
             time.sleep(4)
         finally:

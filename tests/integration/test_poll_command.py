@@ -24,11 +24,20 @@ def run_poll(tmp_path: Path, workflow_url: str, storage_url: str) -> subprocess.
         "LOOKOUT_HTTP_CONNECT_TIMEOUT": "0.5",
     }
     env.pop("REDIS_URL", None)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env,
-                   check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     return subprocess.run(
-        [sys.executable, "manage.py", "poll", "--once"], cwd=ROOT, env=env,
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "manage.py", "poll", "--once"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -16,8 +16,14 @@ pytestmark = pytest.mark.django_db
 def test_it_fetches_jobs_once_per_change_of_a_unit():
     pipeline = pipeline_list()[0]
     client = FakeWorkflowClient()
-    unit = client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                               microservice="Normalize"))
+    unit = client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
     now = timezone.now()
     services.workflow_poll(pipeline=pipeline, client=client, now=now)
 
@@ -40,8 +46,14 @@ def test_it_fetches_at_most_the_per_cycle_limit():
     pipeline = pipeline_list()[0]
     client = FakeWorkflowClient()
     for n in range(1, 6):
-        client.add(FakeUnit(uuid_for(n), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                            microservice="Normalize"))
+        client.add(
+            FakeUnit(
+                uuid_for(n),
+                kind=UnitKind.SIP,
+                status=UnitStatusValue.USER_INPUT,
+                microservice="Normalize",
+            )
+        )
     services.workflow_poll(pipeline=pipeline, client=client)
 
     summary = services.jobs_refresh(pipeline=pipeline, client=client, limit=2)

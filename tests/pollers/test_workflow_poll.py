@@ -30,12 +30,27 @@ def poll(pipeline, client, now=None):
 
 
 def test_it_discovers_units_from_the_unapproved_waiting_and_completed_lists(pipeline, client):
-    client.add(FakeUnit(uuid_for(1), name="awaiting-approval", status=UnitStatusValue.USER_INPUT,
-                        microservice="Approve standard transfer", awaiting_approval=True))
-    client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP, name="normalising",
-                        status=UnitStatusValue.USER_INPUT, microservice="Normalize"))
-    client.add(FakeUnit(uuid_for(3), name="done", status=UnitStatusValue.COMPLETE,
-                        sent_to_backlog=True))
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            name="awaiting-approval",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
+    client.add(
+        FakeUnit(
+            uuid_for(2),
+            kind=UnitKind.SIP,
+            name="normalising",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
+    client.add(
+        FakeUnit(uuid_for(3), name="done", status=UnitStatusValue.COMPLETE, sent_to_backlog=True)
+    )
 
     summary = poll(pipeline, client)
 
@@ -50,8 +65,14 @@ def test_it_discovers_units_from_the_unapproved_waiting_and_completed_lists(pipe
 
 
 def test_it_writes_one_history_row_per_real_change_and_none_for_a_repeated_poll(pipeline, client):
-    unit = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
-                               microservice="Approve standard transfer", awaiting_approval=True))
+    unit = client.add(
+        FakeUnit(
+            uuid_for(1),
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
     now = timezone.now()
     poll(pipeline, client, now)
     poll(pipeline, client, now + timedelta(minutes=2))
@@ -63,7 +84,9 @@ def test_it_writes_one_history_row_per_real_change_and_none_for_a_repeated_poll(
     poll(pipeline, client, now + timedelta(minutes=3))
     poll(pipeline, client, now + timedelta(minutes=4))
 
-    rows = list(StatusChange.objects.order_by("at").values_list("from_status", "to_status", "microservice"))
+    rows = list(
+        StatusChange.objects.order_by("at").values_list("from_status", "to_status", "microservice")
+    )
     assert rows == [
         ("", "USER_INPUT", "Approve standard transfer"),
         ("USER_INPUT", "PROCESSING", "Verify transfer compliance"),
@@ -71,8 +94,14 @@ def test_it_writes_one_history_row_per_real_change_and_none_for_a_repeated_poll(
 
 
 def test_a_finished_unit_is_never_polled_again(pipeline, client):
-    unit = client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                               microservice="Store AIP"))
+    unit = client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Store AIP",
+        )
+    )
     now = timezone.now()
     poll(pipeline, client, now)
     unit.status = UnitStatusValue.FAILED
@@ -88,8 +117,14 @@ def test_a_finished_unit_is_never_polled_again(pipeline, client):
 
 
 def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pipeline, client):
-    client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                        microservice="Normalize"))
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
     moving = FakeUnit(uuid_for(2), kind=UnitKind.SIP, microservice="Verify SIP compliance")
     client.add(moving)
     services.unit_register(pipeline=pipeline.slug, uuid=moving.uuid, kind="sip")
@@ -106,8 +141,9 @@ def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pi
 def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
     pipeline, client, caplog
 ):
-    for unit in fake_units(3, kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                           microservice="Normalize"):
+    for unit in fake_units(
+        3, kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT, microservice="Normalize"
+    ):
         client.add(unit)
     client.units[uuid_for(2)].malformed = True
 
@@ -126,8 +162,14 @@ def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
 def test_it_keeps_the_last_state_and_marks_the_service_stale_when_upstream_is_down(
     pipeline, client
 ):
-    client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
-                        microservice="Approve standard transfer", awaiting_approval=True))
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
     now = timezone.now()
     poll(pipeline, client, now)
     client.down = True
@@ -160,8 +202,9 @@ def test_it_recovers_once_the_service_answers_again(pipeline, client):
 
 
 def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
-    transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
-                                   microservice="Create SIP(s)"))
+    transfer = client.add(
+        FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT, microservice="Create SIP(s)")
+    )
     client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP, microservice="Verify SIP compliance"))
     now = timezone.now()
     poll(pipeline, client, now)
@@ -177,9 +220,7 @@ def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
     assert sip.status == "PROCESSING"
 
 
-def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(
-    pipeline, client
-):
+def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(pipeline, client):
     transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.COMPLETE))
     services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")
     now = timezone.now()
@@ -209,8 +250,12 @@ def test_units_already_finished_when_first_seen_get_details_within_the_backfill_
     pipeline, client, settings
 ):
     settings.LOOKOUT_BACKFILL_PER_CYCLE = 2
-    for unit in fake_units(5, kind=UnitKind.SIP, status=UnitStatusValue.COMPLETE,
-                           microservice="Remove the processing directory"):
+    for unit in fake_units(
+        5,
+        kind=UnitKind.SIP,
+        status=UnitStatusValue.COMPLETE,
+        microservice="Remove the processing directory",
+    ):
         client.add(unit)
 
     first = poll(pipeline, client)
@@ -236,8 +281,14 @@ def test_a_unit_the_service_no_longer_knows_is_dropped_after_repeated_not_found(
 
 
 def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
-    client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, status=UnitStatusValue.USER_INPUT,
-                        microservice="Normalize"))
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
     now = timezone.now()
     poll(pipeline, client, now)
     state.hidden_add(pipeline.slug, uuid_for(1))
@@ -250,8 +301,14 @@ def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
 
 
 def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
-    client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT,
-                        microservice="Approve standard transfer", awaiting_approval=True))
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
     poll(pipeline, client)
     state.units_save(pipeline.slug, {})
 
@@ -267,10 +324,24 @@ def test_several_pipelines_are_kept_apart_in_cache_history_and_lists(settings):
     ]
     east, west = pipeline_list()
     east_client, west_client = FakeWorkflowClient(), FakeWorkflowClient()
-    east_client.add(FakeUnit(uuid_for(1), name="from-east", status=UnitStatusValue.USER_INPUT,
-                             microservice="Approve standard transfer", awaiting_approval=True))
-    west_client.add(FakeUnit(uuid_for(2), name="from-west", status=UnitStatusValue.USER_INPUT,
-                             microservice="Approve standard transfer", awaiting_approval=True))
+    east_client.add(
+        FakeUnit(
+            uuid_for(1),
+            name="from-east",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
+    west_client.add(
+        FakeUnit(
+            uuid_for(2),
+            name="from-west",
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve standard transfer",
+            awaiting_approval=True,
+        )
+    )
 
     poll(east, east_client)
     poll(west, west_client)

@@ -15,7 +15,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--once", action="store_true", required=True,
+            "--once",
+            action="store_true",
+            required=True,
             help="run one full poll and exit (the only mode; beat runs the schedule)",
         )
 

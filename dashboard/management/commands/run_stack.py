@@ -24,7 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument(
-            "--no-simulator", action="store_true",
+            "--no-simulator",
+            action="store_true",
             help="do not start the simulator (Lookout is pointed at real services)",
         )
         parser.add_argument("--units", type=int, default=60, help="simulator units")
@@ -35,19 +36,74 @@ class Command(BaseCommand):
         settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
         commands = []
         if not options["no_simulator"]:
-            commands.append((
-                "simulator",
-                [python, "-m", "simulator", "--workflow-port", "8001", "--storage-port", "8002",
-                 "--units", str(options["units"]), "--packages", str(options["packages"])],
-            ))
+            commands.append(
+                (
+                    "simulator",
+                    [
+                        python,
+                        "-m",
+                        "simulator",
+                        "--workflow-port",
+                        "8001",
+                        "--storage-port",
+                        "8002",
+                        "--units",
+                        str(options["units"]),
+                        "--packages",
+                        str(options["packages"]),
+                    ],
+                )
+            )
         commands += [
-            ("worker", [python, "-m", "celery", "-A", "config", "worker", "-l", "info",
-                        "-c", "2", "--without-gossip", "--without-mingle"]),
-            ("beat", [python, "-m", "celery", "-A", "config", "beat", "-l", "info",
-                      "-s", settings.CELERY_BEAT_SCHEDULE_FILENAME]),
-            ("web", [python, "-m", "gunicorn", "config.wsgi", "-b",
-                     f"{options['host']}:{options['port']}", "-w", "2", "--threads", "4",
-                     "--access-logfile", "-"]),
+            (
+                "worker",
+                [
+                    python,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-l",
+                    "info",
+                    "-c",
+                    "2",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+            ),
+            (
+                "beat",
+                [
+                    python,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "beat",
+                    "-l",
+                    "info",
+                    "-s",
+                    settings.CELERY_BEAT_SCHEDULE_FILENAME,
+                ],
+            ),
+            (
+                "web",
+                [
+                    python,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi",
+                    "-b",
+                    f"{options['host']}:{options['port']}",
+                    "-w",
+                    "2",
+                    "--threads",
+                    "4",
+                    "--access-logfile",
+                    "-",
+                ],
+            ),
         ]
         return commands
 
