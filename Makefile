@@ -25,6 +25,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not integration and not browser"
 
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
 bench: $(STAMP)
 	$(PY) bench/poll_cycle.py
 
