@@ -54,5 +54,8 @@ class UnitSnapshot:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UnitSnapshot:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in _FIELD_NAMES})
+
+
+# Read once: from_dict runs for every unit on every page.
+_FIELD_NAMES = frozenset(f.name for f in fields(UnitSnapshot))

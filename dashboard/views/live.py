@@ -1,16 +1,415 @@
+"""The live pages: overview, units, unit and job drill-down, waiting, audit, actions.
+
+Pages read only the cache the pollers fill; nothing here calls an upstream service
+except the POST actions, through `dashboard.actions`. Each page is one template with
+a named live partial; htmx polls the page URL and gets just that partial back.
+"""
+
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
 
-from dashboard import selectors
+from dashboard import actions, live_selectors, selectors
+from dashboard.forms import ConfirmActionForm, TaskFilterForm, UnitFilterForm
+from dashboard.roles import user_has_role
+from dashboard.snapshots import UnitSnapshot
+
+UNITS_PER_PAGE = 50
+TASKS_PER_PAGE = 100
+WAITING_PER_PAGE = 50
+AUDIT_PER_PAGE = 50
+# Poll while the tab is visible, and catch up at once when it becomes visible again.
+LIVE_TRIGGER = (
+    "every 5s [document.visibilityState === 'visible'], "
+    "visibilitychange[document.visibilityState === 'visible'] from:document"
+)
+NO_ROLE_MESSAGE = (
+    "Your account has no Lookout role yet. Ask an administrator to put you in the "
+    "viewer, operator or admin group."
+)
 
 
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+View = Callable[..., HttpResponse]
+
+
+def forbidden(request: HttpRequest, reason: str) -> HttpResponse:
+    return render(request, "dashboard/forbidden.html", {"reason": reason}, status=403)
+
+
+def not_found(request: HttpRequest, what: str) -> HttpResponse:
+    return render(request, "dashboard/not_found.html", {"what": what}, status=404)
+
+
+def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    """A redirect that also works for htmx requests, which would otherwise swap the
+    target page into a live region or dialog."""
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
+
+
+def role_required(view: View) -> View:
+    """Anonymous users go to the login page; users without a role get a 403 page."""
+
+    @wraps(view)
+    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            # A live region polling after the session ended sends the whole page to login.
+            return _redirect(request, redirect_to_login(request.get_full_path())["Location"])
+        if not user_has_role(request.user):
+            return forbidden(request, NO_ROLE_MESSAGE)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _render_live(
+    request: HtmxHttpRequest,
+    template: str,
+    partial: str,
+    context: dict[str, Any],
+    *,
+    include_storage: bool = False,
+) -> HttpResponse:
+    """The full page, or only its live partial for an htmx poll."""
+    context = {
+        "freshness": live_selectors.page_freshness(include_storage=include_storage),
+        "live_trigger": LIVE_TRIGGER,
+        "rendered_at": timezone.now(),
+        # Row links are built from this prefix: one reverse() per page, not per row.
+        "units_url": reverse("dashboard:unit-list"),
+        **context,
+    }
+    name = f"{template}#{partial}" if request.htmx else template
+    return render(request, name, context)
+
+
+# --- pages ---------------------------------------------------------------------------
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def home(request: HtmxHttpRequest) -> HttpResponse:
+    return _render_live(
         request,
         "dashboard/home.html",
-        {"services": selectors.service_health_list(), "waiting": selectors.waiting_list()[:10]},
+        "overview-live",
+        {"section": "home", "overview": live_selectors.overview_get()},
+        include_storage=True,
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def unit_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = UnitFilterForm(request.GET or None)
+    filters = form.filters()
+    units = selectors.unit_list(**filters)
+    page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
+    return _render_live(
+        request,
+        "dashboard/unit_list.html",
+        "units-live",
+        {
+            "section": "units",
+            "form": form,
+            "filters": filters,
+            "filter_query": urlencode(filters),
+            "page": page,
+            "multiple_pipelines": len({u.pipeline for u in units}) > 1,
+        },
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    detail = live_selectors.unit_detail_get(uuid=str(uuid))
+    if detail is None:
+        return not_found(request, "This unit is not known to Lookout (or not yet).")
+    can_hide = (
+        detail.unit.finished
+        and not detail.unit.hidden
+        and request.user.has_perm(actions.HIDE_PERMISSION)
+    )
+    return _render_live(
+        request,
+        "dashboard/unit_detail.html",
+        "unit-live",
+        {"section": "units", "detail": detail, "unit": detail.unit, "can_hide": can_hide},
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def job_detail(request: HtmxHttpRequest, uuid: Any, job_uuid: Any) -> HttpResponse:
+    form = TaskFilterForm(request.GET or None)
+    nonzero_only = form.is_valid() and form.cleaned_data["nonzero"]
+    detail = live_selectors.job_detail_get(
+        unit_uuid=str(uuid), job_uuid=str(job_uuid), nonzero_only=nonzero_only
+    )
+    if detail is None:
+        return not_found(request, "This job is not in what Lookout has fetched for the unit.")
+    page = Paginator(detail.tasks, TASKS_PER_PAGE).get_page(request.GET.get("page"))
+    return _render_live(
+        request,
+        "dashboard/job_detail.html",
+        "tasks-live",
+        {
+            "section": "units",
+            "detail": detail,
+            "unit": detail.unit,
+            "job": detail.job,
+            "nonzero_only": nonzero_only,
+            "filter_query": "nonzero=1" if nonzero_only else "",
+            "page": page,
+        },
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
+    return _render_live(
+        request,
+        "dashboard/waiting_list.html",
+        "waiting-live",
+        {
+            "section": "waiting",
+            "page": Paginator(live_selectors.waiting_entries(), WAITING_PER_PAGE).get_page(
+                request.GET.get("page")
+            ),
+            "can_approve": request.user.has_perm(actions.APPROVE_PERMISSION),
+        },
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def audit_list(request: HtmxHttpRequest) -> HttpResponse:
+    if not request.user.has_perm("dashboard.view_audit"):
+        return forbidden(request, "Reading the audit log needs the operator or admin role.")
+    page = Paginator(live_selectors.audit_entries(), AUDIT_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return _render_live(
+        request, "dashboard/audit_list.html", "audit-live", {"section": "audit", "page": page}
+    )
+
+
+# --- actions: a confirmation step (GET), then the action itself (POST) -----------------
+
+
+def _safe_next(request: HttpRequest, candidate: str | None, default: str) -> str:
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return default
+
+
+def _confirm(
+    request: HtmxHttpRequest,
+    *,
+    unit: UnitSnapshot,
+    title: str,
+    question: str,
+    button: str,
+    action_url: str,
+    cancel_url: str,
+    form: ConfirmActionForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    if form is None:
+        form = ConfirmActionForm(
+            initial={
+                "idempotency_key": actions.idempotency_key_new(),
+                "next": _safe_next(request, request.GET.get("next"), cancel_url),
+            }
+        )
+    context = {
+        "unit": unit,
+        "title": title,
+        "question": question,
+        "button": button,
+        "action_url": action_url,
+        "cancel_url": cancel_url,
+        "form": form,
+    }
+    name = "dashboard/confirm_action.html"
+    if request.htmx:
+        name += "#confirm-dialog"
+    return render(request, name, context, status=status)
+
+
+def _report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:
+    """Tell the user what happened, in the upstream service's own words when it refused."""
+    entry = result.entry
+    label = entry.target_label or entry.target
+    if result.repeated:
+        outcome = entry.get_outcome_display()
+        text = (
+            f"This confirmation was already submitted; nothing was sent again. Outcome: {outcome}."
+        )
+        if entry.upstream_message:
+            text += f" {entry.upstream_message}"
+        messages.info(request, text)
+    elif result.ok:
+        messages.success(request, f"{done_text}: {label}. {entry.upstream_message}")
+    elif entry.outcome == actions.Outcome.REFUSED:
+        messages.error(request, f"Not done for {label}: {entry.upstream_message}")
+    else:
+        messages.error(request, f"Not done for {label}. {entry.upstream_message}")
+
+
+def _unit_or_404(request: HttpRequest, uuid: Any) -> UnitSnapshot | HttpResponse:
+    unit = selectors.unit_get(uuid=str(uuid))
+    if unit is None:
+        return not_found(request, "This unit is not known to Lookout (or not yet).")
+    return unit
+
+
+def _perform(
+    request: HtmxHttpRequest,
+    *,
+    uuid: Any,
+    permission: str,
+    service: Callable[..., actions.ActionResult],
+    done_text: str,
+    confirm: Callable[..., HttpResponse],
+    default_next: Callable[[UnitSnapshot], str],
+) -> HttpResponse:
+    if not request.user.has_perm(permission):
+        return forbidden(request, "This action needs the operator or admin role.")
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    form = ConfirmActionForm(request.POST)
+    if not form.is_valid():
+        # No or malformed token: ask again with a fresh one instead of guessing.
+        messages.error(request, "The confirmation was missing or damaged; please confirm again.")
+        return confirm(request, unit, status=400)
+    try:
+        result = service(
+            user=request.user, unit=unit, idempotency_key=form.cleaned_data["idempotency_key"]
+        )
+    except actions.IdempotencyKeyReused:
+        messages.error(
+            request, "That confirmation belongs to another action; please confirm again."
+        )
+        return confirm(request, unit, status=400)
+    _report(request, result, done_text)
+    return redirect(_safe_next(request, form.cleaned_data.get("next"), default_next(unit)))
+
+
+def _approve_confirm(
+    request: HtmxHttpRequest, unit: UnitSnapshot, status: int = 200
+) -> HttpResponse:
+    return _confirm(
+        request,
+        unit=unit,
+        title="Approve transfer",
+        question="Approve this transfer? The workflow service starts processing it.",
+        button="Approve transfer",
+        action_url=reverse("dashboard:transfer-approve", args=[unit.uuid]),
+        cancel_url=reverse("dashboard:waiting-list"),
+        status=status,
+    )
+
+
+def _hide_confirm(request: HtmxHttpRequest, unit: UnitSnapshot, status: int = 200) -> HttpResponse:
+    return _confirm(
+        request,
+        unit=unit,
+        title="Hide unit",
+        question=(
+            "Hide this finished unit? It disappears from the lists here and in the "
+            "workflow service's dashboard; nothing is deleted."
+        ),
+        button="Hide unit",
+        action_url=reverse("dashboard:unit-hide", args=[unit.uuid]),
+        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
+        status=status,
+    )
+
+
+@role_required
+@require_GET
+def transfer_approve_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    if not request.user.has_perm(actions.APPROVE_PERMISSION):
+        return forbidden(request, "Approving transfers needs the operator or admin role.")
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    if not unit.awaiting_approval:
+        messages.info(request, "This transfer is not waiting for approval (any more).")
+        return _redirect(request, reverse("dashboard:waiting-list"))
+    return _approve_confirm(request, unit)
+
+
+@role_required
+@require_POST
+def transfer_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    return _perform(
+        request,
+        uuid=uuid,
+        permission=actions.APPROVE_PERMISSION,
+        service=actions.transfer_approve,
+        done_text="Approved",
+        confirm=_approve_confirm,
+        default_next=lambda unit: reverse("dashboard:waiting-list"),
+    )
+
+
+@role_required
+@require_GET
+def unit_hide_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    if not request.user.has_perm(actions.HIDE_PERMISSION):
+        return forbidden(request, "Hiding units needs the operator or admin role.")
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    if not unit.finished:
+        messages.info(request, "Only a completed, failed or rejected unit can be hidden.")
+        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
+    return _hide_confirm(request, unit)
+
+
+@role_required
+@require_POST
+def unit_hide(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    return _perform(
+        request,
+        uuid=uuid,
+        permission=actions.HIDE_PERMISSION,
+        service=actions.unit_hide,
+        done_text="Hidden",
+        confirm=_hide_confirm,
+        default_next=lambda unit: reverse("dashboard:unit-detail", args=[unit.uuid]),
     )

@@ -1,0 +1,199 @@
+"""Benchmark: full-page renders of the live pages from a cache holding N units.
+
+    .venv/bin/python bench/render_pages.py --units 1000 --runs 50 [--cache db] [--write]
+
+Seeds the cache the way the pollers do (N units in mixed states, each with its jobs
+and tasks, about a tenth waiting for a decision), logs in an operator, and times full
+GETs of `/`, `/units/` and `/waiting/` through Django's test client (middleware,
+session, auth, template rendering). Prints the median and p95 per page; `--write`
+appends the figures and the command to BENCHMARKS.md.
+Target: every page under 50 ms at the median with 1,000 units.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PAGES = ("/", "/units/", "/waiting/")
+TARGET_MS = 50.0
+STATUS_CYCLE = (
+    "PROCESSING",
+    "COMPLETE",
+    "COMPLETE",
+    "COMPLETE",
+    "FAILED",
+    "PROCESSING",
+    "COMPLETE",
+    "REJECTED",
+    "COMPLETE",
+    "USER_INPUT",
+)
+
+
+def configure_django(workdir: str, cache: str) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    os.environ["LOOKOUT_VAR_DIR"] = workdir
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir}/bench.sqlite3"
+    os.environ.pop("REDIS_URL", None)
+    import django
+    from django.conf import settings
+
+    django.setup()
+    if cache == "locmem":
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                "KEY_PREFIX": "dashboard",
+            }
+        }
+    settings.ALLOWED_HOSTS = ["testserver"]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    if cache == "db":
+        call_command("createcachetable", verbosity=0)
+
+
+def seed(units: int) -> None:
+    """N units and their jobs in the cache, plus a fresh poll record."""
+    from dashboard import state
+    from dashboard.snapshots import UnitSnapshot
+
+    now = datetime.now(UTC)
+    slug = "default"
+    snapshots = {}
+    for number in range(units):
+        status = STATUS_CYCLE[number % len(STATUS_CYCLE)]
+        waiting = status == "USER_INPUT"
+        unit = UnitSnapshot(
+            pipeline=slug,
+            uuid=f"00000000-0000-4000-8000-{number:012d}",
+            kind="sip" if number % 3 == 0 else "transfer",
+            first_seen_at=now - timedelta(days=2),
+            updated_at=now - timedelta(seconds=number * 37),
+            name=f"transfer-{number:05d}",
+            status=status,
+            microservice="Approve standard transfer" if waiting else "Scan for viruses",
+            path=f"/var/processing/transfer-{number:05d}/",
+            directory=f"transfer-{number:05d}",
+            transfer_type="standard",
+            awaiting_decision=waiting,
+            awaiting_approval=waiting and number % 20 == 9,
+            decision="Approve standard transfer" if waiting else "",
+            waiting_since=now - timedelta(minutes=number % 300) if waiting else None,
+            last_polled_at=now,
+        )
+        snapshots[unit.uuid] = unit
+        jobs = [
+            {
+                "uuid": f"10000000-0000-4000-{number % 10000:04d}-{job:012d}",
+                "name": f"Job {job}",
+                "status": "COMPLETE",
+                "microservice": f"Group {job // 3}",
+                "link_uuid": None,
+                "tasks": [
+                    {"uuid": f"20000000-0000-4000-8000-{job * 10 + t:012d}", "exit_code": 0}
+                    for t in range(3)
+                ],
+            }
+            for job in range(30)
+        ]
+        state.jobs_save(
+            slug, unit.uuid, {"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": jobs}
+        )
+    state.units_save(slug, snapshots)
+    state.freshness_save(
+        state.Freshness(service=f"workflow:{slug}", last_attempt_at=now, last_success_at=now)
+    )
+    state.freshness_save(
+        state.Freshness(service="storage", last_attempt_at=now, last_success_at=now)
+    )
+
+
+def time_pages(runs: int) -> dict[str, list[float]]:
+    from django.test import Client
+
+    from tests.support.users import make_user
+
+    client = Client()
+    client.force_login(make_user("bench-operator", "operator"))
+    timings: dict[str, list[float]] = {}
+    for page in PAGES:
+        for _ in range(3):  # warm template and URL caches
+            assert client.get(page).status_code == 200
+        samples = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            response = client.get(page)
+            samples.append((time.perf_counter() - started) * 1000)
+            assert response.status_code == 200, page
+        timings[page] = samples
+    return timings
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def report(timings: dict[str, list[float]], args: argparse.Namespace, command: str) -> str:
+    lines = [
+        f"Command: `{command}`",
+        "",
+        f"{args.units} units in the cache ({args.cache} backend), {args.runs} runs per page, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (other work on the machine inflates the p95).",
+        "",
+        "| page | median ms | p95 ms | target |",
+        "|---|---|---|---|",
+    ]
+    for page, samples in timings.items():
+        median = statistics.median(samples)
+        verdict = "met" if median < TARGET_MS else "MISSED"
+        lines.append(
+            f"| `{page}` | {median:.1f} | {p95(samples):.1f} | < {TARGET_MS:.0f} ms: {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument(
+        "--cache",
+        choices=("locmem", "db"),
+        default="locmem",
+        help="locmem measures rendering; db is the embedded default deployment",
+    )
+    parser.add_argument("--write", action="store_true", help="append the figures to BENCHMARKS.md")
+    args = parser.parse_args()
+    command = "python bench/render_pages.py " + " ".join(sys.argv[1:])
+
+    with tempfile.TemporaryDirectory() as workdir:
+        configure_django(workdir, args.cache)
+        seed(args.units)
+        text = report(time_pages(args.runs), args, command.strip())
+    print(text)
+    if args.write:
+        target = ROOT / "BENCHMARKS.md"
+        backend = "in-memory cache" if args.cache == "locmem" else "database cache"
+        heading = f"## Live pages: full render from the {backend}"
+        existing = target.read_text() if target.exists() else "# Benchmarks\n"
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+        target.write_text(f"{existing.rstrip()}\n\n{heading} ({stamp})\n\n{text}\n")
+
+
+if __name__ == "__main__":
+    main()

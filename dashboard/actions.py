@@ -1,0 +1,288 @@
+"""Operator actions: the only code that calls an upstream service because a person asked.
+
+Every action goes through `action_perform`, which
+
+1. checks the user's permission (`PermissionDenied` otherwise);
+2. claims the one-time idempotency key from the confirmation form by inserting the
+   `AuditEntry` first: a second submit of the same form finds that row, makes no
+   upstream call and reports the first outcome;
+3. calls the upstream service (the `call` argument);
+4. records the outcome, the upstream HTTP status and the upstream's own message;
+5. on success, runs `after_success` once the row is committed (`transaction.on_commit`),
+   e.g. to enqueue a poll so the pages catch up quickly.
+
+Outcomes: DONE (the service did it), REFUSED (the service answered no, or the action is
+no longer possible; the user sees why), FAILED (the service could not be reached, or
+rejected Lookout's credentials).
+
+To add an action (the storage pages do this for package operations), write a small
+service like `transfer_approve` below: look up the target in the cache, build a `call`
+that returns an `UpstreamAnswer` or raises `ActionNotPossible`/an `UpstreamError`, and
+pass both to `action_perform` with the permission and the audit labels.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from dashboard import selectors, state
+from dashboard.clients.base import (
+    UpstreamAuthError,
+    UpstreamConfigError,
+    UpstreamError,
+    UpstreamUnavailable,
+)
+from dashboard.clients.workflow import get_workflow_client
+from dashboard.models import AuditEntry
+from dashboard.pipelines import pipeline_get
+from dashboard.snapshots import UnitSnapshot
+
+log = logging.getLogger(__name__)
+
+APPROVE_PERMISSION = "dashboard.approve_transfer"
+HIDE_PERMISSION = "dashboard.hide_unit"
+
+Outcome = AuditEntry.Outcome
+
+
+@dataclass(frozen=True)
+class UpstreamAnswer:
+    """What a successful upstream call said, for the audit row and the user."""
+
+    message: str
+    status: int | None = 200
+    # The service answered 2xx but declined (e.g. hide answers `removed: false`).
+    declined: bool = False
+
+
+class ActionNotPossible(Exception):
+    """The action cannot be done any more (e.g. the transfer was approved meanwhile).
+
+    Raised by a `call` before it reaches the upstream service; recorded as REFUSED.
+    """
+
+
+class IdempotencyKeyReused(Exception):
+    """The key belongs to a different action, target or user: never replay it."""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    entry: AuditEntry
+    # True when the key had already been used: this submit made no upstream call.
+    repeated: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.entry.outcome == Outcome.DONE
+
+    @property
+    def message(self) -> str:
+        return self.entry.upstream_message
+
+
+def idempotency_key_new() -> str:
+    """A one-time token for a confirmation form."""
+    return secrets.token_urlsafe(24)
+
+
+def _actor_name(user: AbstractBaseUser | AnonymousUser) -> str:
+    return user.get_username() or "anonymous"
+
+
+def _claim(
+    *,
+    user: AbstractBaseUser,
+    key: str,
+    action: str,
+    target: str,
+    defaults: dict[str, Any],
+) -> tuple[AuditEntry, bool]:
+    """Insert the audit row for `key`, or return the row an earlier submit inserted."""
+    try:
+        with transaction.atomic():
+            entry = AuditEntry.objects.create(idempotency_key=key, **defaults)
+        return entry, True
+    except IntegrityError:
+        entry = AuditEntry.objects.get(idempotency_key=key)
+    if (entry.action, entry.target, entry.actor_id) != (action, target, user.pk):
+        raise IdempotencyKeyReused(f"the confirmation token of {entry.action} was reused")
+    return entry, False
+
+
+def _finish(entry: AuditEntry, outcome: str, status: int | None, message: str) -> None:
+    entry.outcome = outcome
+    entry.upstream_status = status
+    entry.upstream_message = message
+    entry.finished_at = timezone.now()
+    entry.save(update_fields=["outcome", "upstream_status", "upstream_message", "finished_at"])
+
+
+def _failure(exc: UpstreamError) -> tuple[str, str]:
+    """The outcome and the message to show for an upstream error."""
+    if isinstance(exc, UpstreamUnavailable):
+        return Outcome.FAILED, f"The {exc.service} service could not be reached: {exc.message}"
+    if isinstance(exc, UpstreamAuthError | UpstreamConfigError):
+        return Outcome.FAILED, (
+            f"The {exc.service} service did not accept Lookout's credentials or settings: "
+            f"{exc.upstream_message or exc.message}"
+        )
+    # The service answered and said no: its own words are what the user needs.
+    return Outcome.REFUSED, exc.upstream_message or exc.message
+
+
+def action_perform(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    permission: str,
+    action: str,
+    idempotency_key: str,
+    target_kind: str,
+    target: str,
+    call: Callable[[], UpstreamAnswer],
+    target_label: str = "",
+    pipeline: str = "",
+    parameters: dict[str, Any] | None = None,
+    after_success: Callable[[], None] | None = None,
+) -> ActionResult:
+    """Run one audited, idempotent operator action; see the module docstring."""
+    if not user.is_authenticated or not user.has_perm(permission):
+        raise PermissionDenied(f"{_actor_name(user)} may not {action}")
+    entry, claimed = _claim(
+        user=user,  # type: ignore[arg-type]
+        key=idempotency_key,
+        action=action,
+        target=target,
+        defaults={
+            "actor": user,
+            "actor_name": _actor_name(user),
+            "action": action,
+            "pipeline": pipeline,
+            "target_kind": target_kind,
+            "target": target,
+            "target_label": target_label[:255],
+            "parameters": parameters or {},
+            "requested_at": timezone.now(),
+        },
+    )
+    if not claimed:
+        return ActionResult(entry=entry, repeated=True)
+
+    try:
+        answer = call()
+    except ActionNotPossible as exc:
+        _finish(entry, Outcome.REFUSED, None, str(exc))
+    except UpstreamError as exc:
+        outcome, message = _failure(exc)
+        log.warning("%s of %s by %s: %s", action, target, entry.actor_name, exc)
+        _finish(entry, outcome, exc.status, message)
+    else:
+        outcome = Outcome.REFUSED if answer.declined else Outcome.DONE
+        _finish(entry, outcome, answer.status, answer.message)
+        if outcome == Outcome.DONE and after_success is not None:
+            transaction.on_commit(after_success)
+    return ActionResult(entry=entry, repeated=False)
+
+
+# --- workflow-service actions --------------------------------------------------------
+
+
+def poll_enqueue(pipeline: str) -> None:
+    """Ask the worker for a poll of `pipeline` now, so the pages show the effect soon."""
+    from dashboard.tasks import poll_pipeline
+
+    try:
+        poll_pipeline.delay(pipeline)
+    except BrokerError as exc:
+        # The scheduled poll catches up anyway; the action itself succeeded.
+        log.warning("could not enqueue a poll of %s after an action: %s", pipeline, exc)
+
+
+def _workflow_client(pipeline_slug: str):  # type: ignore[no-untyped-def]
+    pipeline = pipeline_get(pipeline_slug)
+    if pipeline is None:
+        raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
+    return get_workflow_client(pipeline.client_config())
+
+
+def unit_label(unit: UnitSnapshot) -> str:
+    return unit.name or unit.directory or unit.uuid
+
+
+def transfer_approve(
+    *, user: AbstractBaseUser | AnonymousUser, unit: UnitSnapshot, idempotency_key: str
+) -> ActionResult:
+    """Approve a transfer that waits for approval, as the unapproved list showed it."""
+
+    def call() -> UpstreamAnswer:
+        current = selectors.unit_get(uuid=unit.uuid)
+        if current is None or not current.awaiting_approval:
+            raise ActionNotPossible("This transfer is no longer waiting for approval.")
+        client = _workflow_client(current.pipeline)
+        result = client.approve_transfer(
+            directory=current.directory, transfer_type=current.transfer_type or "standard"
+        )
+        return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
+
+    return action_perform(
+        user=user,
+        permission=APPROVE_PERMISSION,
+        action="transfer_approve",
+        idempotency_key=idempotency_key,
+        target_kind="transfer",
+        target=unit.uuid,
+        target_label=unit_label(unit),
+        pipeline=unit.pipeline,
+        parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
+        call=call,
+        after_success=lambda: poll_enqueue(unit.pipeline),
+    )
+
+
+def unit_hide(
+    *, user: AbstractBaseUser | AnonymousUser, unit: UnitSnapshot, idempotency_key: str
+) -> ActionResult:
+    """Hide a finished transfer or SIP in the workflow service and in Lookout."""
+
+    def call() -> UpstreamAnswer:
+        current = selectors.unit_get(uuid=unit.uuid)
+        if current is None or not current.finished:
+            raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
+        client = _workflow_client(current.pipeline)
+        if current.kind == "sip":
+            removed = client.hide_ingest(current.uuid)
+        else:
+            removed = client.hide_transfer(current.uuid)
+        if not removed:
+            return UpstreamAnswer(
+                "The workflow service did not hide it (it answers so for a unit that is "
+                "still running, unknown to it, or already hidden).",
+                status=409,
+                declined=True,
+            )
+        state.hidden_add(current.pipeline, current.uuid)
+        return UpstreamAnswer("The workflow service hid it.")
+
+    return action_perform(
+        user=user,
+        permission=HIDE_PERMISSION,
+        action="unit_hide",
+        idempotency_key=idempotency_key,
+        target_kind=unit.kind or "unit",
+        target=unit.uuid,
+        target_label=unit_label(unit),
+        pipeline=unit.pipeline,
+        call=call,
+        after_success=lambda: poll_enqueue(unit.pipeline),
+    )

@@ -1,0 +1,62 @@
+"""Forms for query-string filters and action confirmations.
+
+Filters are validated here so a hand-edited URL gives a message, never a 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from dashboard.pipelines import pipeline_list
+from dashboard.selectors import UNIT_KINDS, UNIT_STATUSES
+
+STATUS_NAMES = {
+    "PROCESSING": "Processing",
+    "USER_INPUT": "Awaiting decision",
+    "COMPLETE": "Complete",
+    "FAILED": "Failed",
+    "REJECTED": "Rejected",
+    "PENDING": "Pending (no jobs yet)",
+    "UNKNOWN": "Not fetched yet",
+}
+KIND_NAMES = {"transfer": "Transfer", "sip": "SIP"}
+
+
+class UnitFilterForm(forms.Form):
+    q = forms.CharField(label="Search", required=False, max_length=200, strip=True)
+    status = forms.ChoiceField(label="Status", required=False)
+    kind = forms.ChoiceField(label="Kind", required=False)
+    pipeline = forms.ChoiceField(label="Pipeline", required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        any_choice = [("", "Any")]
+        self.fields["status"].choices = any_choice + [(s, STATUS_NAMES[s]) for s in UNIT_STATUSES]
+        self.fields["kind"].choices = any_choice + [(k, KIND_NAMES[k]) for k in UNIT_KINDS]
+        self.fields["pipeline"].choices = any_choice + [(p.slug, p.name) for p in pipeline_list()]
+        self.fields["q"].widget.attrs.update(
+            {"type": "search", "placeholder": "name, directory or UUID"}
+        )
+
+    def filters(self) -> dict[str, str]:
+        """The valid filters only; an invalid field is dropped (and reported by the page)."""
+        if not self.is_bound:
+            return {}
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return {name: data[name] for name in ("q", "status", "kind", "pipeline") if data.get(name)}
+
+
+class TaskFilterForm(forms.Form):
+    nonzero = forms.BooleanField(label="Only non-zero exit codes", required=False)
+
+
+class ConfirmActionForm(forms.Form):
+    """The confirmation step of an action; its token makes a double submit harmless."""
+
+    idempotency_key = forms.RegexField(
+        regex=r"^[A-Za-z0-9_-]{16,64}$", widget=forms.HiddenInput, required=True
+    )
+    next = forms.CharField(widget=forms.HiddenInput, required=False, max_length=500)

@@ -1,0 +1,219 @@
+"""The operator-action service: permission, idempotency, audit rows, upstream answers."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from dashboard import actions, state
+from dashboard.actions import ActionNotPossible, UpstreamAnswer, action_perform
+from dashboard.clients.workflow import WorkflowResponseError
+from dashboard.models import AuditEntry
+from tests.fakes import FakeUnit, FakeWorkflowClient
+from tests.support.users import make_user
+from tests.views.seed import PIPELINE, seed, unit, uuid_for, waiting_unit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def fake(monkeypatch) -> FakeWorkflowClient:
+    client = FakeWorkflowClient()
+    monkeypatch.setattr(actions, "get_workflow_client", lambda config: client)
+    return client
+
+
+@pytest.fixture
+def polls(monkeypatch) -> list[str]:
+    enqueued: list[str] = []
+    monkeypatch.setattr(actions, "poll_enqueue", enqueued.append)
+    return enqueued
+
+
+@pytest.fixture
+def operator():
+    return make_user("otto", "operator")
+
+
+def _awaiting(fake: FakeWorkflowClient, number: int = 1):
+    fake.add(FakeUnit(uuid_for(number), name=f"unit-{number}", awaiting_approval=True))
+    return seed(waiting_unit(number))[0]
+
+
+def test_approving_calls_the_service_records_done_and_enqueues_a_poll(fake, polls, operator):
+    target = _awaiting(fake)
+
+    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
+
+    assert result.ok and not result.repeated
+    assert fake.calls == [("approve_transfer", ("unit-1", "standard"))]
+    entry = AuditEntry.objects.get()
+    assert (entry.actor_name, entry.action, entry.target, entry.outcome) == (
+        "otto",
+        "transfer_approve",
+        uuid_for(1),
+        "done",
+    )
+    assert entry.upstream_status == 200
+    assert uuid_for(1) in entry.upstream_message
+    assert entry.finished_at is not None
+    assert polls == [PIPELINE]
+
+
+def test_a_double_submit_makes_one_upstream_call_and_one_audit_row(fake, polls, operator):
+    target = _awaiting(fake)
+
+    first = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
+    second = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
+
+    assert fake.count("approve_transfer") == 1
+    assert AuditEntry.objects.count() == 1
+    assert second.repeated and second.entry.pk == first.entry.pk
+    assert second.ok
+
+
+def test_a_refusal_keeps_the_services_own_message(fake, polls, operator):
+    target = seed(waiting_unit(1))[0]  # the fake knows no such transfer: it answers 500
+
+    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="r" * 32)
+
+    entry = result.entry
+    assert entry.outcome == "refused"
+    assert entry.upstream_status == 500
+    assert entry.upstream_message == "Unable to start the transfer."
+    assert polls == []
+
+
+def test_the_service_being_down_is_recorded_as_failed_with_a_clear_message(fake, polls, operator):
+    target = _awaiting(fake)
+    fake.down = True
+
+    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="d" * 32)
+
+    assert result.entry.outcome == "failed"
+    assert "could not be reached" in result.entry.upstream_message
+    assert polls == []
+
+
+def test_a_transfer_no_longer_awaiting_approval_is_refused_without_calling(fake, polls, operator):
+    target = seed(unit(1, status="PROCESSING"))[0]
+
+    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="n" * 32)
+
+    assert result.entry.outcome == "refused"
+    assert "no longer waiting for approval" in result.entry.upstream_message
+    assert fake.calls == []
+
+
+def test_a_viewer_may_not_approve_and_nothing_is_recorded(fake, polls):
+    viewer = make_user("vera", "viewer")
+    target = _awaiting(fake)
+
+    with pytest.raises(PermissionDenied):
+        actions.transfer_approve(user=viewer, unit=target, idempotency_key="v" * 32)
+
+    assert fake.calls == []
+    assert not AuditEntry.objects.exists()
+
+
+def test_a_key_reused_for_another_target_is_rejected(fake, polls, operator):
+    first = _awaiting(fake, 1)
+    other = _awaiting(fake, 2)
+    actions.transfer_approve(user=operator, unit=first, idempotency_key="s" * 32)
+
+    with pytest.raises(actions.IdempotencyKeyReused):
+        actions.transfer_approve(user=operator, unit=other, idempotency_key="s" * 32)
+
+    assert fake.count("approve_transfer") == 1
+
+
+def test_hiding_a_finished_sip_calls_hide_ingest_and_hides_it_here(fake, polls, operator):
+    fake.add(FakeUnit(uuid_for(1)))
+    target = seed(unit(1, kind="sip", status="COMPLETE"))[0]
+
+    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+
+    assert result.ok
+    assert fake.calls == [("hide_ingest", (uuid_for(1),))]
+    assert uuid_for(1) in state.hidden_load(PIPELINE)
+
+
+def test_a_hide_the_service_declines_is_refused_and_not_hidden_here(fake, polls, operator):
+    target = seed(unit(1, status="FAILED"))[0]  # unknown to the fake: removed is false
+
+    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+
+    assert result.entry.outcome == "refused"
+    assert result.entry.upstream_status == 409
+    assert fake.calls == [("hide_transfer", (uuid_for(1),))]
+    assert state.hidden_load(PIPELINE) == set()
+
+
+def test_a_running_unit_cannot_be_hidden(fake, polls, operator):
+    target = seed(unit(1, status="PROCESSING"))[0]
+
+    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+
+    assert result.entry.outcome == "refused"
+    assert fake.calls == []
+
+
+def test_action_perform_runs_any_call_and_its_after_success_hook(operator):
+    calls: list[str] = []
+
+    result = action_perform(
+        user=operator,
+        permission="dashboard.operate_packages",
+        action="package_fixity",
+        idempotency_key="p" * 32,
+        target_kind="package",
+        target="pkg-1",
+        call=lambda: (
+            calls.append("upstream") or UpstreamAnswer("Fixity check started.", status=202)
+        ),
+        after_success=lambda: calls.append("after"),
+    )
+
+    assert calls == ["upstream", "after"]
+    assert (result.entry.outcome, result.entry.upstream_status) == ("done", 202)
+
+
+def test_action_perform_records_a_call_that_says_it_is_not_possible(operator):
+    def call() -> UpstreamAnswer:
+        raise ActionNotPossible("The package is already being deleted.")
+
+    result = action_perform(
+        user=operator,
+        permission="dashboard.operate_packages",
+        action="package_move",
+        idempotency_key="q" * 32,
+        target_kind="package",
+        target="pkg-1",
+        call=call,
+    )
+
+    assert result.entry.outcome == "refused"
+    assert result.message == "The package is already being deleted."
+
+
+def test_action_perform_uses_the_upstream_message_of_a_refusal(operator):
+    def call() -> UpstreamAnswer:
+        raise WorkflowResponseError(
+            "workflow service answered POST with 400",
+            status=400,
+            service="workflow",
+            upstream_message='"uuid" is required.',
+        )
+
+    result = action_perform(
+        user=operator,
+        permission="dashboard.approve_transfer",
+        action="reingest_approve",
+        idempotency_key="w" * 32,
+        target_kind="sip",
+        target="x",
+        call=call,
+    )
+
+    assert (result.entry.outcome, result.entry.upstream_status) == ("refused", 400)
+    assert result.message == '"uuid" is required.'
