@@ -6,7 +6,7 @@ never makes old cache entries unreadable.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -50,7 +50,10 @@ class UnitSnapshot:
         return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow on purpose: dataclasses.asdict deep-copies, the poller's main cost at scale.
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        data["extra"] = dict(self.extra)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UnitSnapshot:
