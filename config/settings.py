@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -182,6 +183,18 @@ LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 32, minimum=1)
 # pipeline does not fire thousands of requests at once.
 LOOKOUT_BACKFILL_PER_CYCLE = env_int("LOOKOUT_BACKFILL_PER_CYCLE", 200, minimum=0)
 LOOKOUT_JOBS_PER_CYCLE = env_int("LOOKOUT_JOBS_PER_CYCLE", 50, minimum=0)
+# The storage service sends naive timestamps in its own server time zone.
+LOOKOUT_STORAGE_TIME_ZONE = env_str("LOOKOUT_STORAGE_TIME_ZONE", "UTC") or "UTC"
+try:
+    ZoneInfo(LOOKOUT_STORAGE_TIME_ZONE)
+except (ValueError, ZoneInfoNotFoundError):
+    raise ImproperlyConfigured(
+        f"LOOKOUT_STORAGE_TIME_ZONE must be a time zone name, not {LOOKOUT_STORAGE_TIME_ZONE!r}"
+    ) from None
+# A full resync of the package mirror at most this often (seconds); cycles in between
+# fetch only what changed. Each storage poll spends at most the budget (seconds).
+LOOKOUT_STORAGE_FULL_SYNC_INTERVAL = env_int("LOOKOUT_STORAGE_FULL_SYNC_INTERVAL", 3600, minimum=60)
+LOOKOUT_STORAGE_SYNC_BUDGET = env_int("LOOKOUT_STORAGE_SYNC_BUDGET", 30, minimum=1)
 
 CELERY_BEAT_SCHEDULE = {
     # Discovery + status refresh of every active unit, per pipeline.

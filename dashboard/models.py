@@ -107,6 +107,9 @@ class FixityCheck(models.Model):
         ordering = ["-requested_at", "-id"]
         indexes = [models.Index(fields=["package_uuid", "-requested_at"], name="fixity_package")]
 
+    def __str__(self) -> str:
+        return f"fixity of {self.package_uuid} at {self.requested_at}: {self.success}"
+
 
 class WallLink(models.Model):
     """A revocable read-only link that opens the wall screen and nothing else."""
@@ -122,6 +125,62 @@ class WallLink(models.Model):
     class Meta:
         ordering = ["name"]
 
+    def __str__(self) -> str:
+        return self.name
+
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+# --- Storage service: package mirror ------------------------------------------------
+# The read model of the package pages and API. The storage service has no ordering and
+# no modified-since filter, so 100,000 packages cannot be listed live; the storage
+# poller keeps this table in step (see `dashboard.storage_services`).
+
+
+class StoragePackage(models.Model):
+    """What the storage service last said about one package."""
+
+    uuid = models.CharField(max_length=36, primary_key=True)
+    # Taken from the end of `current_path`, without the UUID suffix and archive extension.
+    name = models.CharField(max_length=255, blank=True)
+    package_type = models.CharField(max_length=16)
+    status = models.CharField(max_length=16)
+    size = models.BigIntegerField(null=True, blank=True)
+    current_location_uuid = models.CharField(max_length=36, blank=True)
+    origin_pipeline_uuid = models.CharField(max_length=36, blank=True)
+    current_path = models.TextField(blank=True)
+    current_full_path = models.TextField(blank=True)
+    # Converted from the storage server's local clock (LOOKOUT_STORAGE_TIME_ZONE).
+    stored_date = models.DateTimeField(null=True, blank=True)
+    encrypted = models.BooleanField(default=False)
+    related_uuids = models.JSONField(default=list, blank=True)
+    replica_uuids = models.JSONField(default=list, blank=True)
+    replicated_package_uuid = models.CharField(max_length=36, blank=True)
+    misc_attributes = models.JSONField(default=dict, blank=True)
+    first_seen_at = models.DateTimeField()
+    # The last sync that saw it; a full resync drops rows it no longer finds upstream.
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-stored_date", "-uuid"]
+        # Filter columns, and the sort columns each with the UUID tie-break; the two
+        # most used filters also come with the default sort, so deep pages stay cheap.
+        indexes = [
+            models.Index(
+                fields=["package_type", "stored_date", "uuid"], name="storagepkg_type_stored"
+            ),
+            models.Index(
+                fields=["current_location_uuid", "stored_date", "uuid"],
+                name="storagepkg_location_stored",
+            ),
+            models.Index(fields=["status"], name="storagepkg_status"),
+            models.Index(fields=["origin_pipeline_uuid"], name="storagepkg_pipeline"),
+            models.Index(fields=["stored_date", "uuid"], name="storagepkg_stored"),
+            models.Index(fields=["size", "uuid"], name="storagepkg_size"),
+            models.Index(fields=["name", "uuid"], name="storagepkg_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.package_type} {self.name or self.uuid} ({self.status})"

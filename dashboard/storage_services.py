@@ -1,69 +1,685 @@
-"""Writes for the storage service: the poller that caches pipelines, spaces, locations
-and package counts."""
+"""Writes for the storage service: the poller, the package mirror, and the live calls.
+
+The poller (`storage_poll`) runs every storage interval and does two things:
+
+- the small things (pipelines, spaces, locations, package counts) go to the cache;
+- packages go to the `StoragePackage` table, which the package pages and API read.
+
+The storage service cannot list "what changed since": it has no ordering and no
+modified-since filter. So each cycle is incremental and cheap:
+
+1. packages whose `stored_date` is at or after the newest one seen (less a margin);
+2. packages in a status that moves on by itself (deletion or recovery requested,
+   moving, pending...), plus the mirrored ones that were in such a status and no
+   longer are (fetched by `uuid__in`, to learn where they went);
+3. the tail of the unfiltered list, when the service holds more packages than the
+   mirror: new packages without a stored date (transfers) show up there.
+
+A slower full resync pages through everything at `limit=1000` (deduplicated by
+UUID, since no order is guaranteed), resumes across cycles when it runs out of time,
+and at the end drops rows it did not see and the service confirms are gone.
+
+Browsing a location, downloading a package, reading its contents and pointer file and
+running a fixity check also live here: they are the only other storage calls.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
 import time
-from datetime import datetime
+import uuid
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connections, models, router, transaction
 from django.utils import timezone
 
 from dashboard import state
-from dashboard.clients.base import UpstreamError
-from dashboard.clients.storage import StorageClient, get_storage_client
+from dashboard.clients.base import Page, UpstreamError
+from dashboard.clients.storage import (
+    BrowseResult,
+    Package,
+    PackageDownload,
+    StorageClient,
+    StorageError,
+    StorageNotFound,
+    get_storage_client,
+)
+from dashboard.models import FixityCheck, StoragePackage
 from dashboard.services import PollSummary, plain, service_poll_record
 
 log = logging.getLogger(__name__)
 
+SERVICE = "storage"
 SUMMARY_PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer")
+# The service's own maximum page size.
+PAGE_SIZE = 1000
+# Statuses a package leaves without anyone touching it in Lookout.
+TRANSITIONAL_STATUSES = ("PENDING", "STAGING", "DEL_REQ", "RECOVER_REQ", "MOVING", "FINALIZE")
+# A package registered slowly can carry a stored date a little older than the newest
+# one already seen; look back this far.
+STORED_DATE_MARGIN = timedelta(hours=1)
+# How far before the mirror's size the tail read starts, for packages that shifted.
+TAIL_MARGIN = 50
+# UUIDs per `uuid__in` query: keeps the URL short.
+UUID_BATCH = 100
+# Browsing is the one live read on a page: fail fast rather than hang the request.
+BROWSE_TIMEOUT = (2.0, 5.0)
+
+# --------------------------------------------------------------------------- cache keys
+
+SYNC_KEY = "storage:package-sync"
+DETAILS_TTL = 24 * 3600
+# A page asks for a package's details at most this often (seconds).
+DETAILS_REQUEST_PAUSE = 60
 
 
-def storage_poll(*, client: StorageClient | None = None, now: datetime | None = None) -> PollSummary:
-    """Pipelines, spaces, locations and package counts: a handful of requests per cycle."""
+def details_key(package_uuid: str) -> str:
+    return f"storage:package-details:{package_uuid}"
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def storage_time_zone() -> ZoneInfo:
+    """The storage server's clock: its timestamps come without an offset."""
+    return ZoneInfo(getattr(settings, "LOOKOUT_STORAGE_TIME_ZONE", "UTC") or "UTC")
+
+
+def full_sync_interval() -> timedelta:
+    return timedelta(seconds=getattr(settings, "LOOKOUT_STORAGE_FULL_SYNC_INTERVAL", 3600))
+
+
+def sync_budget_seconds() -> float:
+    """Time a cycle may spend on a full resync before it continues on the next cycle."""
+    return float(getattr(settings, "LOOKOUT_STORAGE_SYNC_BUDGET", 30))
+
+
+# --------------------------------------------------------------------------- sync state
+
+
+@dataclass
+class PackageSyncState:
+    """Where the package mirror stands; kept in the cache between cycles."""
+
+    last_full_sync_at: datetime | None = None
+    last_incremental_at: datetime | None = None
+    # A full resync under way: when it started and how far it got.
+    full_sync_started_at: datetime | None = None
+    full_sync_offset: int = 0
+    full_sync_requested: bool = False
+    # Newest `stored_date` seen, naive, in the storage server's clock (as the filter wants).
+    stored_date_cursor: datetime | None = None
+    upstream_total: int | None = None
+
+    @property
+    def has_baseline(self) -> bool:
+        return self.last_full_sync_at is not None
+
+
+def package_sync_state_load() -> PackageSyncState:
+    data = cache.get(SYNC_KEY) or {}
+    known = {name for name in PackageSyncState.__dataclass_fields__}
+    return PackageSyncState(**{k: v for k, v in data.items() if k in known})
+
+
+def package_sync_state_save(sync: PackageSyncState) -> None:
+    cache.set(SYNC_KEY, dict(sync.__dict__), state.STATE_TTL)
+
+
+# --------------------------------------------------------------------------- mirror rows
+
+_ARCHIVE_EXTENSIONS = (".tar.gz", ".tar.bz2", ".7z", ".zip", ".tar", ".gz", ".bz2")
+
+
+def package_name(package: Package) -> str:
+    """A readable name from `current_path`: the last part, less extension and UUID suffix."""
+    base = package.current_path.rstrip("/").rsplit("/", 1)[-1]
+    for extension in _ARCHIVE_EXTENSIONS:
+        if base.lower().endswith(extension):
+            base = base[: -len(extension)]
+            break
+    # AIPs end in their own UUID, DIPs in their AIP's: drop any trailing UUID.
+    if len(base) > 37 and base[-37] == "-" and _is_uuid(base[-36:]):
+        base = base[:-37]
+    return base[:255]
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    if timezone.is_aware(moment):
+        return moment
+    return timezone.make_aware(moment, storage_time_zone())
+
+
+def _values(package: Package, now: datetime) -> dict[str, Any]:
+    """One mirror row as field values (no model instance: a resync writes 100,000)."""
+    return {
+        "uuid": package.uuid,
+        "name": package_name(package),
+        "package_type": str(package.package_type),
+        "status": str(package.status),
+        "size": package.size,
+        "current_location_uuid": package.current_location_uuid or "",
+        "origin_pipeline_uuid": package.origin_pipeline_uuid or "",
+        "current_path": package.current_path,
+        "current_full_path": package.current_full_path,
+        "stored_date": _aware(package.stored_date),
+        "encrypted": package.encrypted,
+        "related_uuids": list(package.related_package_uuids),
+        "replica_uuids": list(package.replica_uuids),
+        "replicated_package_uuid": package.replicated_package_uuid or "",
+        "misc_attributes": plain(dict(package.misc_attributes)),
+        "first_seen_at": now,
+        "seen_at": now,
+    }
+
+
+_UPDATED_FIELDS = [
+    f.name for f in StoragePackage._meta.concrete_fields if f.name not in {"uuid", "first_seen_at"}
+]
+
+
+def packages_upsert(*, packages: Iterable[Package], now: datetime) -> int:
+    """Insert or update mirror rows; `first_seen_at` keeps its first value."""
+    rows = list({package.uuid: _values(package, now) for package in packages}.values())
+    if not rows:
+        return 0
+    connection = connections[router.db_for_write(StoragePackage)]
+    if connection.vendor in {"sqlite", "postgresql"}:
+        _upsert_directly(rows, connection)
+    else:
+        StoragePackage.objects.bulk_create(
+            [StoragePackage(**row) for row in rows],
+            batch_size=500,
+            update_conflicts=True,
+            unique_fields=["uuid"],
+            update_fields=_UPDATED_FIELDS,
+        )
+    return len(rows)
+
+
+def _upsert_directly(rows: list[dict[str, Any]], connection: Any) -> None:
+    """One INSERT ... ON CONFLICT statement run for many rows.
+
+    A full resync writes 100,000 rows; `bulk_create` spends most of that time preparing
+    each field of each row. Both databases Lookout runs on accept this statement, and
+    the only values that need converting are dates and JSON.
+    """
+    fields = StoragePackage._meta.concrete_fields
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    updates = ", ".join(
+        f"{quote(f.column)} = excluded.{quote(f.column)}"
+        for f in fields
+        if f.name in _UPDATED_FIELDS
+    )
+    sql = (
+        f"INSERT INTO {quote(StoragePackage._meta.db_table)} ({columns}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) "
+        f"ON CONFLICT ({quote('uuid')}) DO UPDATE SET {updates}"
+    )
+    converters = [_converter(f, connection) for f in fields]
+    names = [f.name for f in fields]
+    params = [
+        [convert(row[name]) for name, convert in zip(names, converters, strict=True)]
+        for row in rows
+    ]
+    with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
+def _converter(field: Any, connection: Any) -> Any:
+    if isinstance(field, models.JSONField):
+        return lambda value: connection.ops.adapt_json_value(value, field.encoder)
+    if isinstance(field, models.DateTimeField):
+        return connection.ops.adapt_datetimefield_value
+    return lambda value: value
+
+
+def _newest_stored_date(packages: Iterable[Package], current: datetime | None) -> datetime | None:
+    newest = current
+    for package in packages:
+        stored = package.stored_date
+        if stored is not None and stored.tzinfo is None and (newest is None or stored > newest):
+            newest = stored
+    return newest
+
+
+# --------------------------------------------------------------------------- package sync
+
+
+@dataclass
+class _Cycle:
+    client: StorageClient
+    now: datetime
+    deadline: float
+    requests: int = 0
+    refreshed: int = 0
+    removed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+
+def _fetch_all(cycle: _Cycle, **filters: Any) -> list[Package]:
+    """Every package matching `filters`, following the service's `next` links."""
+    found = list(cycle.client.list_packages(limit=PAGE_SIZE, **filters))
+    cycle.requests += max(1, math.ceil(len(found) / PAGE_SIZE))
+    return found
+
+
+def _fetch_by_uuid(cycle: _Cycle, uuids: list[str]) -> list[Package]:
+    found: list[Package] = []
+    for start in range(0, len(uuids), UUID_BATCH):
+        batch = uuids[start : start + UUID_BATCH]
+        found += _fetch_all(cycle, uuid__in=batch)
+    return found
+
+
+def _reconcile(cycle: _Cycle, uuids: list[str]) -> None:
+    """Refresh rows by UUID; the ones the service no longer knows leave the mirror."""
+    if not uuids:
+        return
+    found = _fetch_by_uuid(cycle, uuids)
+    cycle.refreshed += packages_upsert(packages=found, now=cycle.now)
+    gone = set(uuids) - {package.uuid for package in found}
+    if gone:
+        cycle.removed += StoragePackage.objects.filter(uuid__in=gone).delete()[0]
+
+
+def _incremental(cycle: _Cycle, sync: PackageSyncState) -> None:
+    # 1. Recently stored (or re-stored, after a reingest) packages.
+    if sync.stored_date_cursor is not None:
+        since = sync.stored_date_cursor - STORED_DATE_MARGIN
+        recent = _fetch_all(cycle, stored_date__gte=since.isoformat())
+        cycle.refreshed += packages_upsert(packages=recent, now=cycle.now)
+        sync.stored_date_cursor = _newest_stored_date(recent, sync.stored_date_cursor)
+
+    # 2. Packages in a status that changes by itself, and those that just left one.
+    moving = _fetch_all(cycle, status__in=list(TRANSITIONAL_STATUSES))
+    cycle.refreshed += packages_upsert(packages=moving, now=cycle.now)
+    seen = {package.uuid for package in moving}
+    left = [
+        uuid
+        for uuid in StoragePackage.objects.filter(status__in=TRANSITIONAL_STATUSES)
+        .values_list("uuid", flat=True)
+        .iterator()
+        if uuid not in seen
+    ]
+    _reconcile(cycle, left)
+
+    sync.last_incremental_at = cycle.now
+    if sync.full_sync_started_at is not None:
+        return  # a full pass is under way and reads the whole list anyway
+
+    # 3. The tail of the full list, where new packages without a stored date appear.
+    mirrored = StoragePackage.objects.count()
+    offset = max(0, mirrored - TAIL_MARGIN)
+    while True:
+        page = cycle.client.list_packages_page(offset=offset, limit=PAGE_SIZE)
+        cycle.requests += 1
+        cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+        sync.upstream_total = page.total_count
+        offset += len(page.items)
+        if not page.has_next or not page.items or cycle.out_of_time():
+            break
+    if StoragePackage.objects.count() != sync.upstream_total:
+        # Packages vanished or moved inside the list: only a full pass can tell which.
+        sync.full_sync_requested = True
+        cycle.notes.append(
+            f"mirror holds {StoragePackage.objects.count()} packages, "
+            f"the service {sync.upstream_total}: full resync requested"
+        )
+
+
+def _full_sync_due(sync: PackageSyncState, now: datetime) -> bool:
+    if sync.full_sync_started_at is not None or sync.full_sync_requested:
+        return True
+    return sync.last_full_sync_at is None or now - sync.last_full_sync_at >= full_sync_interval()
+
+
+def _full_sync_step(cycle: _Cycle, sync: PackageSyncState) -> bool:
+    """Page through every package until done or out of time; True when finished."""
+    if sync.full_sync_started_at is None:
+        sync.full_sync_started_at = cycle.now
+        sync.full_sync_offset = 0
+        sync.full_sync_requested = False
+
+    def fetch(offset: int) -> Page[Package]:
+        return cycle.client.list_packages_page(offset=offset, limit=PAGE_SIZE)
+
+    # The next page is fetched while this one is written: the two waits overlap.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lookout-resync") as pool:
+        upcoming: Future[Page[Package]] | None = pool.submit(fetch, sync.full_sync_offset)
+        while upcoming is not None:
+            page = upcoming.result()
+            cycle.requests += 1
+            more = page.has_next and bool(page.items)
+            upcoming = pool.submit(fetch, sync.full_sync_offset + len(page.items)) if more else None
+            cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+            sync.stored_date_cursor = _newest_stored_date(page.items, sync.stored_date_cursor)
+            sync.upstream_total = page.total_count
+            sync.full_sync_offset += len(page.items)
+            if upcoming is not None and cycle.out_of_time():
+                upcoming.cancel()
+                cycle.notes.append(
+                    f"full resync at {sync.full_sync_offset} of {page.total_count}; "
+                    "continues next cycle"
+                )
+                return False
+    # Rows this pass did not see: gone upstream, or skipped because the order shifted.
+    unseen = list(
+        StoragePackage.objects.filter(seen_at__lt=sync.full_sync_started_at).values_list(
+            "uuid", flat=True
+        )
+    )
+    _reconcile(cycle, unseen)
+    sync.last_full_sync_at = cycle.now
+    sync.full_sync_started_at = None
+    sync.full_sync_offset = 0
+    return True
+
+
+@dataclass(frozen=True)
+class PackageSyncOutcome:
+    requests: int
+    refreshed: int
+    removed: int
+    full_sync_finished: bool
+    notes: tuple[str, ...]
+
+
+def packages_sync(
+    *,
+    client: StorageClient,
+    now: datetime | None = None,
+    budget_seconds: float | None = None,
+    full: bool = False,
+) -> PackageSyncOutcome:
+    """One package cycle: incremental once a baseline exists, then a due full resync.
+
+    `full=True` forces a full resync; `budget_seconds=None` lets it run to the end.
+    Raises the client's `StorageError` when the service fails; what was stored so far
+    stays, and a resync under way resumes where it stopped.
+    """
     now = now or timezone.now()
-    service = "storage"
+    budget = math.inf if budget_seconds is None else budget_seconds
+    cycle = _Cycle(client=client, now=now, deadline=time.monotonic() + budget)
+    sync = package_sync_state_load()
+    if full:
+        sync.full_sync_requested = True
+    finished = False
+    try:
+        if sync.has_baseline:
+            _incremental(cycle, sync)
+        if _full_sync_due(sync, now):
+            finished = _full_sync_step(cycle, sync)
+    finally:
+        package_sync_state_save(sync)
+    return PackageSyncOutcome(
+        requests=cycle.requests,
+        refreshed=cycle.refreshed,
+        removed=cycle.removed,
+        full_sync_finished=finished,
+        notes=tuple(cycle.notes),
+    )
+
+
+def package_refresh(*, uuid: str, client: StorageClient | None = None) -> StoragePackage | None:
+    """Fetch one package again (after an action); None when the service no longer has it."""
+    client = client or get_storage_client()
+    now = timezone.now()
+    try:
+        package = client.get_package(uuid)
+    except StorageNotFound:
+        StoragePackage.objects.filter(uuid=uuid).delete()
+        return None
+    packages_upsert(packages=[package], now=now)
+    return StoragePackage.objects.get(uuid=package.uuid)
+
+
+# --------------------------------------------------------------------------- the poll
+
+
+def _summary(client: StorageClient, now: datetime) -> tuple[dict[str, Any], int]:
+    pipelines = list(client.list_pipelines())
+    spaces = list(client.list_spaces())
+    locations = list(client.list_locations())
+    requests = 3
+    package_counts = {}
+    for package_type in SUMMARY_PACKAGE_TYPES:
+        page = client.list_packages_page(offset=0, limit=1, package_type=package_type)
+        package_counts[package_type] = page.total_count
+        requests += 1
+    deletion_requests = client.list_packages_page(offset=0, limit=1, status="DEL_REQ")
+    recovery_requests = client.list_packages_page(offset=0, limit=1, status="RECOVER_REQ")
+    requests += 2
+    summary = {
+        "fetched_at": now,
+        "pipelines": plain(pipelines),
+        "spaces": plain(spaces),
+        "locations": plain(locations),
+        "package_counts": package_counts,
+        "deletion_requests": deletion_requests.total_count,
+        "recovery_requests": recovery_requests.total_count,
+    }
+    return summary, requests
+
+
+def storage_poll(
+    *,
+    client: StorageClient | None = None,
+    now: datetime | None = None,
+    budget_seconds: float | None = None,
+) -> PollSummary:
+    """One storage cycle: the small things into the cache, then the package mirror.
+
+    `budget_seconds` caps the time a full resync may take in this cycle (default
+    LOOKOUT_STORAGE_SYNC_BUDGET, so the task stays inside its time limit; the resync goes
+    on next cycle); `float("inf")` lets it finish, as a first sync from the shell may.
+    """
+    now = now or timezone.now()
     started = time.monotonic()
     requests = 0
+    refreshed = 0
+    error = ""
     try:
         client = client or get_storage_client()
-        pipelines = list(client.list_pipelines())
-        spaces = list(client.list_spaces())
-        locations = list(client.list_locations())
-        requests += 3
-        package_counts = {}
-        for package_type in SUMMARY_PACKAGE_TYPES:
-            page = client.list_packages_page(offset=0, limit=1, package_type=package_type)
-            package_counts[package_type] = page.total_count
-            requests += 1
-        deletion_requests = client.list_packages_page(offset=0, limit=1, status="DEL_REQ")
-        requests += 1
+        summary, requests = _summary(client, now)
+        state.storage_summary_save(summary)
+        outcome = packages_sync(
+            client=client,
+            now=now,
+            budget_seconds=sync_budget_seconds() if budget_seconds is None else budget_seconds,
+        )
+        requests += outcome.requests
+        refreshed = outcome.refreshed
+        for note in outcome.notes:
+            log.info("storage poll: %s", note)
     except UpstreamError as exc:
         log.warning("storage poll failed: %s", exc)
-        duration_ms = int((time.monotonic() - started) * 1000)
-        service_poll_record(
-            service=service, started_at=now, ok=False, error=str(exc),
-            duration_ms=duration_ms, requests=requests + 1,
-        )
-        return PollSummary(service=service, ok=False, requests=requests + 1,
-                           duration_ms=duration_ms, error=str(exc))
-    state.storage_summary_save(
-        {
-            "fetched_at": now,
-            "pipelines": plain(pipelines),
-            "spaces": plain(spaces),
-            "locations": plain(locations),
-            "package_counts": package_counts,
-            "deletion_requests": deletion_requests.total_count,
-        }
-    )
-    state.generation_bump()
+        error = str(exc)
+        requests += 1
+    ok = not error
+    if ok:
+        state.generation_bump()
     duration_ms = int((time.monotonic() - started) * 1000)
     service_poll_record(
-        service=service, started_at=now, ok=True, error="", duration_ms=duration_ms,
+        service=SERVICE,
+        started_at=now,
+        ok=ok,
+        error=error,
+        duration_ms=duration_ms,
         requests=requests,
     )
     return PollSummary(
-        service=service, ok=True, requests=requests, refreshed=len(locations),
+        service=SERVICE,
+        ok=ok,
+        requests=requests,
+        refreshed=refreshed,
         duration_ms=duration_ms,
+        error=error,
+    )
+
+
+# --------------------------------------------------------------------------- live reads
+
+
+def _browse_client() -> StorageClient:
+    client = get_storage_client()
+    # Shorter patience and no retries: a person is waiting for the page.
+    client.timeout = BROWSE_TIMEOUT
+    client.retries = 1
+    return client
+
+
+def location_browse(
+    *, location_uuid: str, path: bytes = b"", client: StorageClient | None = None
+) -> BrowseResult:
+    """List one directory of a location, live. Raises `StorageError` with a reason."""
+    client = client or _browse_client()
+    return client.browse_location(location_uuid, path)
+
+
+@dataclass
+class OpenDownload:
+    """A download whose upstream response is open; close it once streamed."""
+
+    download: PackageDownload
+    _stack: ExitStack
+
+    def chunks(self) -> Iterator[bytes]:
+        try:
+            yield from self.download.iter_chunks()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def package_download_open(*, uuid: str, client: StorageClient | None = None) -> OpenDownload:
+    """Open the package's download. `PackageNotLocal` (202) and other errors raise here,
+    before any byte is sent, so the caller can still show a message."""
+    client = client or get_storage_client()
+    stack = ExitStack()
+    try:
+        download = stack.enter_context(client.download_package(uuid))
+    except BaseException:
+        stack.close()
+        raise
+    return OpenDownload(download=download, _stack=stack)
+
+
+def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -> dict[str, Any]:
+    """Fetch a package's contents and pointer file into the cache for its detail page."""
+    client = client or get_storage_client()
+    details: dict[str, Any] = {
+        "fetched_at": timezone.now(),
+        "files": None,
+        "files_error": "",
+        "pointer": None,
+        "pointer_error": "",
+    }
+    try:
+        details["files"] = plain(list(client.get_package_contents(uuid).files))
+    except StorageError as exc:
+        details["files_error"] = _readable(exc)
+    try:
+        details["pointer"] = client.get_pointer_file(uuid)
+    except StorageNotFound as exc:
+        details["pointer_error"] = exc.upstream_message or "This package has no pointer file."
+    except StorageError as exc:
+        details["pointer_error"] = _readable(exc)
+    cache.set(details_key(uuid), details, DETAILS_TTL)
+    try:
+        package_refresh(uuid=uuid, client=client)
+    except StorageError as exc:
+        log.info("package %s not refreshed with its details: %s", uuid, exc)
+    return details
+
+
+def package_details_request(*, uuid: str) -> bool:
+    """Queue a fetch of contents and pointer file, at most once a minute per package.
+
+    Returns whether a fetch was queued. The page shows the result when it arrives.
+    """
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from dashboard.storage_tasks import fetch_package_details
+
+    if not cache.add(f"storage:details-requested:{uuid}", timezone.now(), DETAILS_REQUEST_PAUSE):
+        return False
+    try:
+        fetch_package_details.delay(uuid)
+    except (BrokerError, OSError) as exc:
+        log.warning("could not queue the details of package %s: %s", uuid, exc)
+        cache.delete(f"storage:details-requested:{uuid}")
+        return False
+    return True
+
+
+def _readable(exc: UpstreamError) -> str:
+    return exc.upstream_message or exc.message
+
+
+# --------------------------------------------------------------------------- fixity
+
+
+def fixity_check_create(*, package_uuid: str, requested_by: str) -> FixityCheck:
+    return FixityCheck.objects.create(
+        package_uuid=package_uuid, requested_by=requested_by, requested_at=timezone.now()
+    )
+
+
+def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> FixityCheck:
+    """Run a requested check against the storage service and store what it said.
+
+    A failed check (success False) and a check that could not start (success None)
+    are results; an unreachable service is recorded in `error`.
+    """
+    check = FixityCheck.objects.get(pk=check_id)
+    if check.success is not None or check.error or check.checked_at is not None:
+        return check  # a re-delivered task: the check already ran
+    try:
+        client = client or get_storage_client()
+        result = client.check_fixity(str(check.package_uuid))
+    except StorageError as exc:
+        check.error = _readable(exc)[:2000]
+        check.checked_at = timezone.now()
+    else:
+        check.success = result.success
+        check.message = result.message
+        check.failures = list(result.failures)
+        # The service gives a time only for checks an external store made itself.
+        check.checked_at = _aware(result.checked_at) or timezone.now()
+    with transaction.atomic():
+        check.save(update_fields=["success", "message", "failures", "checked_at", "error"])
+    state.generation_bump()
+    return check
+
+
+def fixity_check_fail(*, check_id: int, reason: str) -> None:
+    """Record why a check never ran (e.g. the task gave up)."""
+    FixityCheck.objects.filter(pk=check_id, checked_at__isnull=True).update(
+        error=reason[:2000], checked_at=timezone.now()
     )

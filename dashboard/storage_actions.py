@@ -1,0 +1,329 @@
+"""Package operations, each one audited and idempotent through `actions.action_perform`.
+
+- fixity check: queued as a Celery task; the result lands in `FixityCheck` history;
+- download: opened here (so a 202 "not available locally" is refused before any byte is
+  sent), streamed by the view;
+- deletion and recovery requests: the storage service wants a user id above 0 and an
+  e-mail address; Lookout sends the requesting Lookout user's own id and e-mail;
+- reingest: type and, for a full one, a processing configuration;
+- move: only to another enabled location with the same purpose.
+
+After a change the package is fetched again at once, so its page shows the new
+status, and a storage poll is queued for the locations' usage.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from kombu.exceptions import OperationalError as BrokerError
+
+from dashboard import storage_selectors, storage_services
+from dashboard.actions import ActionNotPossible, ActionResult, UpstreamAnswer, action_perform
+from dashboard.clients.storage import ReingestType, StorageError
+from dashboard.models import AuditEntry, StoragePackage
+
+log = logging.getLogger(__name__)
+
+OPERATE_PERMISSION = "dashboard.operate_packages"
+DELETION_PERMISSION = "dashboard.request_package_deletion"
+REINGEST_PERMISSION = "dashboard.reingest_package"
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def _label(package: StoragePackage) -> str:
+    return f"{package.package_type} {package.name or package.uuid}"
+
+
+def storage_poll_enqueue() -> None:
+    """Ask the worker for a storage poll now; the scheduled one catches up otherwise."""
+    from dashboard.tasks import poll_storage
+
+    try:
+        poll_storage.delay()
+    except (BrokerError, OSError) as exc:
+        log.warning("could not enqueue a storage poll after an action: %s", exc)
+
+
+def _refresh(package_uuid: str) -> None:
+    try:
+        storage_services.package_refresh(uuid=package_uuid)
+    except StorageError as exc:
+        # The action worked; the next poll brings the new state instead.
+        log.info("package %s not refreshed after an action: %s", package_uuid, exc)
+
+
+def _perform(
+    *,
+    user: User,
+    permission: str,
+    action: str,
+    package: StoragePackage,
+    idempotency_key: str,
+    call: Any,
+    parameters: dict[str, Any] | None = None,
+    after_success: Any = storage_poll_enqueue,
+) -> ActionResult:
+    return action_perform(
+        user=user,
+        permission=permission,
+        action=action,
+        idempotency_key=idempotency_key,
+        target_kind="package",
+        target=package.uuid,
+        target_label=_label(package),
+        parameters=parameters,
+        call=call,
+        after_success=after_success,
+    )
+
+
+def repeated_submit_get(
+    *, user: User, package: StoragePackage, idempotency_key: str
+) -> ActionResult | None:
+    """The earlier outcome when this confirmation was already submitted for this package.
+
+    Checked before the form's other fields: after a move, say, the first submit's choice
+    is no longer offered, and a second submit should hear "already done", not "invalid".
+    """
+    entry = AuditEntry.objects.filter(
+        idempotency_key=idempotency_key, target=package.uuid, actor_id=getattr(user, "pk", None)
+    ).first()
+    return None if entry is None else ActionResult(entry=entry, repeated=True)
+
+
+# --------------------------------------------------------------------------- fixity
+
+
+def package_fixity_check(
+    *, user: User, package: StoragePackage, idempotency_key: str
+) -> ActionResult:
+    """Queue a fixity check; the worker runs it and stores the result with the history."""
+    queued: list[int] = []
+
+    def call() -> UpstreamAnswer:
+        check = storage_services.fixity_check_create(
+            package_uuid=package.uuid, requested_by=user.get_username()
+        )
+        queued.append(check.pk)
+        return UpstreamAnswer(
+            "Queued; the result appears in the fixity history when it is done.", status=None
+        )
+
+    def enqueue() -> None:
+        from dashboard.storage_tasks import check_package_fixity
+
+        try:
+            check_package_fixity.delay(queued[0])
+        except (BrokerError, OSError) as exc:
+            storage_services.fixity_check_fail(
+                check_id=queued[0], reason=f"The check could not be queued: {exc}"
+            )
+
+    return _perform(
+        user=user,
+        permission=OPERATE_PERMISSION,
+        action="package_fixity_check",
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+        after_success=enqueue,
+    )
+
+
+# --------------------------------------------------------------------------- download
+
+
+def package_download(
+    *, user: User, package: StoragePackage, idempotency_key: str
+) -> tuple[ActionResult, storage_services.OpenDownload | None]:
+    """Open the package's download; the caller streams and closes it."""
+    opened: list[storage_services.OpenDownload] = []
+
+    def call() -> UpstreamAnswer:
+        download = storage_services.package_download_open(uuid=package.uuid)
+        opened.append(download)
+        size = download.download.size
+        shown = f", {size} bytes" if size is not None else ""
+        return UpstreamAnswer(f"Download started: {download.download.filename}{shown}.")
+
+    result = _perform(
+        user=user,
+        permission=OPERATE_PERMISSION,
+        action="package_download",
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+        after_success=None,
+    )
+    return result, (opened[0] if opened else None)
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def _requester(user: User) -> tuple[int, str]:
+    user_id = getattr(user, "pk", None)
+    email = (getattr(user, "email", "") or "").strip()
+    if not isinstance(user_id, int) or user_id <= 0:
+        raise ActionNotPossible("Your account has no numeric id the storage service accepts.")
+    if not email:
+        raise ActionNotPossible(
+            "Your Lookout account has no e-mail address, and the storage service needs one "
+            "to record who asked. Ask an administrator to add it."
+        )
+    return user_id, email
+
+
+def _package_request(
+    *,
+    kind: str,
+    user: User,
+    package: StoragePackage,
+    pipeline_uuid: str,
+    reason: str,
+    idempotency_key: str,
+) -> ActionResult:
+    reason = reason.strip()
+
+    def call() -> UpstreamAnswer:
+        if not reason:
+            raise ActionNotPossible("A reason is required.")
+        user_id, email = _requester(user)
+        client = storage_services.get_storage_client()
+        send = client.request_deletion if kind == "deletion" else client.request_recovery
+        receipt = send(
+            package.uuid,
+            pipeline_uuid=pipeline_uuid,
+            reason=reason,
+            user_id=user_id,
+            user_email=email,
+        )
+        _refresh(package.uuid)
+        if receipt.already_requested:
+            # Not an error: the request the user wants is already waiting.
+            return UpstreamAnswer(
+                receipt.message or f"A {kind} request already exists.", status=200
+            )
+        return UpstreamAnswer(
+            f"{receipt.message} (request {receipt.request_id}). The storage service's "
+            "administrators approve or reject it.",
+            status=202,
+        )
+
+    return _perform(
+        user=user,
+        permission=DELETION_PERMISSION,
+        action=f"package_{kind}_request",
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+        parameters={
+            "reason": reason,
+            "pipeline": pipeline_uuid,
+            "user_id": getattr(user, "pk", None),
+            "user_email": getattr(user, "email", ""),
+        },
+    )
+
+
+def package_deletion_request(
+    *, user: User, package: StoragePackage, pipeline_uuid: str, reason: str, idempotency_key: str
+) -> ActionResult:
+    return _package_request(
+        kind="deletion",
+        user=user,
+        package=package,
+        pipeline_uuid=pipeline_uuid,
+        reason=reason,
+        idempotency_key=idempotency_key,
+    )
+
+
+def package_recovery_request(
+    *, user: User, package: StoragePackage, pipeline_uuid: str, reason: str, idempotency_key: str
+) -> ActionResult:
+    return _package_request(
+        kind="recovery",
+        user=user,
+        package=package,
+        pipeline_uuid=pipeline_uuid,
+        reason=reason,
+        idempotency_key=idempotency_key,
+    )
+
+
+# --------------------------------------------------------------------------- reingest
+
+
+def package_reingest(
+    *,
+    user: User,
+    package: StoragePackage,
+    pipeline_uuid: str,
+    reingest_type: str,
+    processing_config: str,
+    idempotency_key: str,
+) -> ActionResult:
+    def call() -> UpstreamAnswer:
+        try:
+            kind = ReingestType(reingest_type)
+        except ValueError:
+            raise ActionNotPossible(f"Unknown reingest type {reingest_type!r}.") from None
+        receipt = storage_services.get_storage_client().reingest(
+            package.uuid,
+            pipeline_uuid=pipeline_uuid,
+            reingest_type=kind,
+            processing_config=processing_config or None,
+        )
+        _refresh(package.uuid)
+        return UpstreamAnswer(f"{receipt.message} (reingest {receipt.reingest_uuid}).", status=202)
+
+    return _perform(
+        user=user,
+        permission=REINGEST_PERMISSION,
+        action="package_reingest",
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+        parameters={
+            "pipeline": pipeline_uuid,
+            "reingest_type": reingest_type,
+            "processing_config": processing_config,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- move
+
+
+def package_move(
+    *, user: User, package: StoragePackage, location_uuid: str, idempotency_key: str
+) -> ActionResult:
+    def call() -> UpstreamAnswer:
+        allowed = {loc.uuid: loc for loc in storage_selectors.move_destinations(package=package)}
+        destination = allowed.get(location_uuid)
+        if destination is None:
+            raise ActionNotPossible(
+                "That location is not an enabled location with the same purpose as the "
+                "package's current one."
+            )
+        storage_services.get_storage_client().move_package(
+            package.uuid, location_uuid=location_uuid
+        )
+        _refresh(package.uuid)
+        return UpstreamAnswer(f"Moved to {destination.label}.", status=202)
+
+    return _perform(
+        user=user,
+        permission=OPERATE_PERMISSION,
+        action="package_move",
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+        parameters={"from": package.current_location_uuid, "to": location_uuid},
+    )

@@ -1,0 +1,707 @@
+"""Reads for the storage pages and API: the cached summary and the package mirror.
+
+Nothing here calls the storage service; what the poller stored is what is shown.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid as uuid_module
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from xml.dom import minidom
+
+from django.core.cache import cache
+from django.db.models import F, Q, QuerySet
+
+from dashboard import selectors, state
+from dashboard.models import FixityCheck, StoragePackage
+from dashboard.storage_services import (
+    TRANSITIONAL_STATUSES,
+    PackageSyncState,
+    details_key,
+    package_sync_state_load,
+)
+
+PURPOSES = {
+    "AS": "AIP storage",
+    "DS": "DIP storage",
+    "BL": "Transfer backlog",
+    "TS": "Transfer source",
+    "CP": "Currently processing",
+    "AR": "AIP recovery",
+    "RP": "Replicator",
+    "SD": "SWORD deposit",
+    "SS": "Storage service internal",
+}
+PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer", "SIP", "file", "deposit")
+PACKAGE_STATUSES = (
+    "UPLOADED",
+    "VERIFIED",
+    "PENDING",
+    "STAGING",
+    "MOVING",
+    "FINALIZE",
+    "DEL_REQ",
+    "DELETED",
+    "RECOVER_REQ",
+    "FAIL",
+)
+STATUS_LABELS = {
+    "UPLOADED": "Uploaded",
+    "VERIFIED": "Verified",
+    "PENDING": "Pending",
+    "STAGING": "Staging",
+    "MOVING": "Moving",
+    "FINALIZE": "Finalizing",
+    "DEL_REQ": "Deletion requested",
+    "DELETED": "Deleted",
+    "RECOVER_REQ": "Recovery requested",
+    "FAIL": "Failed",
+}
+# Sort keys offered to the page and the API; each ends on the UUID so pages are stable.
+PACKAGE_SORTS: dict[str, tuple[Any, ...]] = {
+    # The UUID tie-break runs the same way as the main key, so one index serves both.
+    "-stored": (F("stored_date").desc(nulls_last=True), "-uuid"),
+    "stored": (F("stored_date").asc(nulls_last=True), "uuid"),
+    "-size": (F("size").desc(nulls_last=True), "-uuid"),
+    "size": (F("size").asc(nulls_last=True), "uuid"),
+    "name": ("name", "uuid"),
+    "-name": ("-name", "-uuid"),
+    "type": ("package_type", "name", "uuid"),
+    "status": ("status", "name", "uuid"),
+}
+SORT_LABELS = {
+    "-stored": "Newest stored first",
+    "stored": "Oldest stored first",
+    "-size": "Largest first",
+    "size": "Smallest first",
+    "name": "Name A–Z",
+    "-name": "Name Z–A",
+    "type": "Type",
+    "status": "Status",
+}
+DEFAULT_SORT = "-stored"
+# status -> (css modifier of the shared status label, icon); the words are STATUS_LABELS.
+STATUS_STYLES = {
+    "UPLOADED": ("complete", "✓"),
+    "VERIFIED": ("complete", "✓"),
+    "PENDING": ("pending", "…"),
+    "STAGING": ("processing", "⟳"),
+    "MOVING": ("processing", "⟳"),
+    "FINALIZE": ("processing", "⟳"),
+    "DEL_REQ": ("waiting", "⏸"),
+    "RECOVER_REQ": ("waiting", "⏸"),
+    "DELETED": ("rejected", "⊘"),
+    "FAIL": ("failed", "✗"),
+}
+_HEX_PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{3,35}$")
+
+
+# --------------------------------------------------------------------------- labels
+
+
+@dataclass(frozen=True)
+class StatusDisplay:
+    modifier: str
+    icon: str
+    text: str
+
+
+def status_display(status: str) -> StatusDisplay:
+    modifier, icon = STATUS_STYLES.get(status, ("unknown", "?"))
+    return StatusDisplay(modifier=modifier, icon=icon, text=STATUS_LABELS.get(status, status))
+
+
+# --------------------------------------------------------------------------- usage
+
+
+@dataclass(frozen=True)
+class Usage:
+    used: int
+    # None: no limit (a size or quota of null or 0 means unlimited).
+    limit: int | None
+
+    @property
+    def unlimited(self) -> bool:
+        return not self.limit
+
+    @property
+    def percent(self) -> float | None:
+        if not self.limit:
+            return None
+        return round(min(100.0, 100.0 * self.used / self.limit), 1)
+
+    @property
+    def level(self) -> str:
+        """For the bar's colour: ok, high (over 80 %) or full (over 95 %)."""
+        percent = self.percent
+        if percent is None or percent < 80:
+            return "ok"
+        return "high" if percent < 95 else "full"
+
+
+# --------------------------------------------------------------------------- overview
+
+
+@dataclass(frozen=True)
+class PipelineRow:
+    uuid: str
+    description: str
+    remote_name: str
+
+    @property
+    def label(self) -> str:
+        return self.description or self.uuid
+
+
+@dataclass(frozen=True)
+class SpaceRow:
+    uuid: str
+    access_protocol: str
+    path: str
+    usage: Usage
+    location_count: int
+
+
+@dataclass(frozen=True)
+class LocationRow:
+    uuid: str
+    purpose: str
+    purpose_label: str
+    description: str
+    enabled: bool
+    path: str
+    relative_path: str
+    space_uuid: str
+    pipeline_uuids: tuple[str, ...]
+    pipeline_labels: tuple[str, ...]
+    usage: Usage
+
+    @property
+    def label(self) -> str:
+        return self.description or self.relative_path or self.path or self.uuid
+
+
+@dataclass(frozen=True)
+class PurposeGroup:
+    code: str
+    label: str
+    locations: tuple[LocationRow, ...]
+
+
+@dataclass(frozen=True)
+class MirrorStatus:
+    """How complete and how fresh the package mirror is."""
+
+    count: int
+    upstream_total: int | None
+    last_full_sync_at: datetime | None
+    last_incremental_at: datetime | None
+    full_sync_running: bool
+    full_sync_offset: int
+
+    @property
+    def synced_once(self) -> bool:
+        return self.last_full_sync_at is not None
+
+
+@dataclass(frozen=True)
+class StorageOverview:
+    fetched_at: datetime | None
+    pipelines: tuple[PipelineRow, ...]
+    spaces: tuple[SpaceRow, ...]
+    purpose_groups: tuple[PurposeGroup, ...]
+    package_counts: dict[str, int]
+    deletion_requests: int
+    recovery_requests: int
+
+
+def storage_health() -> selectors.ServiceHealth:
+    return next(h for h in selectors.service_health_list() if h.service == "storage")
+
+
+def _summary() -> dict[str, Any]:
+    return state.storage_summary_load() or {}
+
+
+def pipeline_list() -> list[PipelineRow]:
+    return [
+        PipelineRow(
+            uuid=p["uuid"],
+            description=p.get("description") or "",
+            remote_name=p.get("remote_name") or "",
+        )
+        for p in _summary().get("pipelines", [])
+    ]
+
+
+def _pipeline_labels() -> dict[str, str]:
+    return {p.uuid: p.label for p in pipeline_list()}
+
+
+def pipeline_label(uuid: str) -> str:
+    return _pipeline_labels().get(uuid, uuid)
+
+
+def space_list(*, access_protocol: str | None = None) -> list[SpaceRow]:
+    summary = _summary()
+    location_counts: dict[str, int] = {}
+    for location in summary.get("locations", []):
+        key = location.get("space_uuid") or ""
+        location_counts[key] = location_counts.get(key, 0) + 1
+    rows = [
+        SpaceRow(
+            uuid=s["uuid"],
+            access_protocol=s.get("access_protocol") or "",
+            path=s.get("path") or "",
+            usage=Usage(used=s.get("used") or 0, limit=s.get("size") or None),
+            location_count=location_counts.get(s["uuid"], 0),
+        )
+        for s in summary.get("spaces", [])
+    ]
+    if access_protocol:
+        rows = [row for row in rows if row.access_protocol == access_protocol]
+    return rows
+
+
+def _location_row(data: dict[str, Any], labels: dict[str, str]) -> LocationRow:
+    purpose = data.get("purpose") or ""
+    pipelines = tuple(data.get("pipeline_uuids") or ())
+    return LocationRow(
+        uuid=data["uuid"],
+        purpose=purpose,
+        purpose_label=PURPOSES.get(purpose, purpose or "Unknown purpose"),
+        description=data.get("description") or "",
+        enabled=bool(data.get("enabled", True)),
+        path=data.get("path") or "",
+        relative_path=data.get("relative_path") or "",
+        space_uuid=data.get("space_uuid") or "",
+        pipeline_uuids=pipelines,
+        pipeline_labels=tuple(labels.get(p, p) for p in pipelines),
+        usage=Usage(used=data.get("used") or 0, limit=data.get("quota") or None),
+    )
+
+
+def location_list(
+    *,
+    purpose: str | None = None,
+    pipeline: str | None = None,
+    space: str | None = None,
+) -> list[LocationRow]:
+    labels = _pipeline_labels()
+    rows = [_location_row(data, labels) for data in _summary().get("locations", [])]
+    if purpose:
+        rows = [row for row in rows if row.purpose == purpose]
+    if pipeline:
+        rows = [row for row in rows if pipeline in row.pipeline_uuids]
+    if space:
+        rows = [row for row in rows if row.space_uuid == space]
+    order = list(PURPOSES)
+    rows.sort(key=lambda r: (order.index(r.purpose) if r.purpose in order else 99, r.label.lower()))
+    return rows
+
+
+def location_get(*, uuid: str) -> LocationRow | None:
+    return next((row for row in location_list() if row.uuid == uuid), None)
+
+
+def storage_overview() -> StorageOverview | None:
+    """Pipelines, spaces and locations grouped by purpose; None before the first poll."""
+    summary = state.storage_summary_load()
+    if summary is None:
+        return None
+    groups: dict[str, list[LocationRow]] = {}
+    for row in location_list():
+        groups.setdefault(row.purpose, []).append(row)
+    return StorageOverview(
+        fetched_at=summary.get("fetched_at"),
+        pipelines=tuple(pipeline_list()),
+        spaces=tuple(space_list()),
+        purpose_groups=tuple(
+            PurposeGroup(
+                code=code,
+                label=PURPOSES.get(code, code or "Unknown purpose"),
+                locations=tuple(rows),
+            )
+            for code, rows in groups.items()
+        ),
+        package_counts=dict(summary.get("package_counts") or {}),
+        deletion_requests=summary.get("deletion_requests") or 0,
+        recovery_requests=summary.get("recovery_requests") or 0,
+    )
+
+
+def mirror_status() -> MirrorStatus:
+    sync: PackageSyncState = package_sync_state_load()
+    return MirrorStatus(
+        count=StoragePackage.objects.count(),
+        upstream_total=sync.upstream_total,
+        last_full_sync_at=sync.last_full_sync_at,
+        last_incremental_at=sync.last_incremental_at,
+        full_sync_running=sync.full_sync_started_at is not None,
+        full_sync_offset=sync.full_sync_offset,
+    )
+
+
+# --------------------------------------------------------------------------- packages
+
+
+def _uuid_or_none(text: str) -> str | None:
+    try:
+        return str(uuid_module.UUID(text))
+    except ValueError:
+        return None
+
+
+def package_list(
+    *,
+    package_type: str | None = None,
+    status: str | None = None,
+    location: str | None = None,
+    pipeline: str | None = None,
+    q: str | None = None,
+    sort: str | None = None,
+) -> QuerySet[StoragePackage]:
+    """Mirrored packages, filtered and sorted; `q` is a name fragment or a UUID (prefix)."""
+    packages = StoragePackage.objects.all()
+    if package_type:
+        packages = packages.filter(package_type=package_type)
+    if status:
+        packages = packages.filter(status=status)
+    if location:
+        packages = packages.filter(current_location_uuid=location)
+    if pipeline:
+        packages = packages.filter(origin_pipeline_uuid=pipeline)
+    needle = (q or "").strip()
+    if needle:
+        exact = _uuid_or_none(needle)
+        if exact is not None:
+            packages = packages.filter(uuid=exact)
+        elif _HEX_PREFIX.match(needle.lower()):
+            packages = packages.filter(
+                Q(uuid__startswith=needle.lower()) | Q(name__icontains=needle)
+            )
+        else:
+            packages = packages.filter(name__icontains=needle)
+    return packages.order_by(*PACKAGE_SORTS.get(sort or DEFAULT_SORT, PACKAGE_SORTS[DEFAULT_SORT]))
+
+
+def package_get(*, uuid: str) -> StoragePackage | None:
+    return StoragePackage.objects.filter(uuid=uuid).first()
+
+
+@dataclass(frozen=True)
+class PointerSummary:
+    """The facts of a pointer file worth a line each, plus the file itself, indented."""
+
+    facts: tuple[tuple[str, str], ...]
+    pretty: str
+    parse_error: str
+
+
+@dataclass(frozen=True)
+class PackageDetail:
+    package: StoragePackage
+    location: LocationRow | None
+    pipeline_label: str
+    related: tuple[StoragePackage | str, ...]
+    replicas: tuple[StoragePackage | str, ...]
+    replicated: StoragePackage | str | None
+    fixity_checks: tuple[FixityCheck, ...]
+    # From the cache, filled by a task; None until fetched.
+    details: dict[str, Any] | None
+    pointer: PointerSummary | None
+
+    @property
+    def status(self) -> StatusDisplay:
+        return status_display(self.package.status)
+
+    @property
+    def status_changes_by_itself(self) -> bool:
+        return self.package.status in TRANSITIONAL_STATUSES
+
+    @property
+    def fixity_running(self) -> bool:
+        return any(check.checked_at is None for check in self.fixity_checks)
+
+
+def _packages_by_uuid(uuids: list[str]) -> tuple[StoragePackage | str, ...]:
+    """Each related UUID as its mirrored row, or as the bare UUID when not mirrored."""
+    found = StoragePackage.objects.in_bulk(uuids)
+    return tuple(found.get(uuid, uuid) for uuid in uuids)
+
+
+def package_detail(*, uuid: str, fixity_limit: int = 20) -> PackageDetail | None:
+    package = package_get(uuid=uuid)
+    if package is None:
+        return None
+    details = cache.get(details_key(package.uuid))
+    pointer_text = (details or {}).get("pointer")
+    replicated = (
+        _packages_by_uuid([package.replicated_package_uuid])[0]
+        if package.replicated_package_uuid
+        else None
+    )
+    return PackageDetail(
+        package=package,
+        location=location_get(uuid=package.current_location_uuid),
+        pipeline_label=pipeline_label(package.origin_pipeline_uuid)
+        if package.origin_pipeline_uuid
+        else "",
+        related=_packages_by_uuid(list(package.related_uuids)),
+        replicas=_packages_by_uuid(list(package.replica_uuids)),
+        replicated=replicated,
+        fixity_checks=tuple(fixity_history(package_uuid=package.uuid, limit=fixity_limit)),
+        details=details,
+        pointer=pointer_summary(pointer_text) if pointer_text else None,
+    )
+
+
+def fixity_history(*, package_uuid: str, limit: int = 20) -> list[FixityCheck]:
+    return list(FixityCheck.objects.filter(package_uuid=package_uuid)[:limit])
+
+
+def move_destinations(*, package: StoragePackage) -> list[LocationRow]:
+    """Enabled locations with the same purpose as the package's current one."""
+    current = location_get(uuid=package.current_location_uuid)
+    if current is None:
+        return []
+    return [
+        row
+        for row in location_list(purpose=current.purpose)
+        if row.enabled and row.uuid != current.uuid
+    ]
+
+
+# --------------------------------------------------------------------------- pointer file
+
+_POINTER_LIMIT = 1_000_000
+# Local names (namespace dropped) worth showing as facts, with their labels.
+_POINTER_FACTS = (
+    ("objectIdentifierValue", "Identifier"),
+    ("messageDigestAlgorithm", "Checksum algorithm"),
+    ("messageDigest", "Checksum"),
+    ("size", "Size (bytes)"),
+    ("formatName", "Format"),
+    ("formatVersion", "Format version"),
+    ("compositionLevel", "Composition level"),
+    ("eventType", "Event"),
+    ("eventDateTime", "Event time"),
+)
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def pointer_summary(text: str) -> PointerSummary:
+    """Key facts and an indented copy of a pointer file (METS with PREMIS inside)."""
+    if len(text) > _POINTER_LIMIT:
+        return PointerSummary(
+            facts=(), pretty=text[:_POINTER_LIMIT], parse_error="too large to parse"
+        )
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as exc:
+        return PointerSummary(facts=(), pretty=text, parse_error=str(exc))
+    facts: list[tuple[str, str]] = []
+    wanted = dict(_POINTER_FACTS)
+    for element in root.iter():
+        name = _local(element.tag) if isinstance(element.tag, str) else ""
+        value = (element.text or "").strip()
+        if name in wanted and value and (wanted[name], value) not in facts:
+            facts.append((wanted[name], value))
+        if name == "FLocat":
+            href = next((v for k, v in element.attrib.items() if _local(k) == "href"), "")
+            if href:
+                facts.append(("Stored at", href))
+    return PointerSummary(facts=tuple(facts), pretty=_indented(text), parse_error="")
+
+
+def _indented(text: str) -> str:
+    # minidom keeps the file's own namespace prefixes (ElementTree renames them).
+    pretty = minidom.parseString(text).toprettyxml(indent="  ")
+    return "\n".join(line for line in pretty.splitlines() if line.strip())
+
+
+# --------------------------------------------------------------------------- rows for pages
+
+
+@dataclass(frozen=True)
+class PackageRow:
+    package: StoragePackage
+    location_label: str
+    pipeline_label: str
+
+    @property
+    def status(self) -> StatusDisplay:
+        return status_display(self.package.status)
+
+
+def package_rows(packages: Iterable[StoragePackage]) -> list[PackageRow]:
+    """Packages with the labels of their location and pipeline, for a table."""
+    locations = {row.uuid: row for row in location_list()}
+    pipelines = _pipeline_labels()
+    rows = []
+    for package in packages:
+        location = locations.get(package.current_location_uuid)
+        rows.append(
+            PackageRow(
+                package=package,
+                location_label=location.label if location else package.current_location_uuid,
+                pipeline_label=pipelines.get(
+                    package.origin_pipeline_uuid, package.origin_pipeline_uuid
+                ),
+            )
+        )
+    return rows
+
+
+# Which package types and statuses each operation makes sense for; the storage service
+# still has the last word and its refusal is shown.
+DELETABLE_TYPES = frozenset({"AIP", "AIC", "DIP", "transfer"})
+RECOVERABLE_TYPES = frozenset({"AIP"})
+BAG_TYPES = frozenset({"AIP", "AIC"})
+WITHOUT_FILE = frozenset({"DELETED", "PENDING", "FAIL"})
+
+
+@dataclass(frozen=True)
+class PackageOperation:
+    name: str
+    label: str
+    permission: str
+    available: bool
+    # Why it is not offered, when it is not.
+    reason: str = ""
+
+
+def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
+    ptype, status = package.package_type, package.status
+    has_file = status not in WITHOUT_FILE
+    operate, request, reingest = (
+        "dashboard.operate_packages",
+        "dashboard.request_package_deletion",
+        "dashboard.reingest_package",
+    )
+
+    def op(
+        name: str, label: str, permission: str, checks: list[tuple[bool, str]]
+    ) -> PackageOperation:
+        failed = next((why for ok, why in checks if not ok), "")
+        return PackageOperation(name, label, permission, not failed, failed)
+
+    return [
+        op(
+            "fixity",
+            "Check fixity",
+            operate,
+            [
+                (ptype in BAG_TYPES, "Only AIPs and AICs are bags that can be checked."),
+                (has_file, "The package has no stored file."),
+            ],
+        ),
+        op("download", "Download", operate, [(has_file, "The package has no stored file.")]),
+        op(
+            "move",
+            "Move",
+            operate,
+            [
+                (status == "UPLOADED", "Only an uploaded package can be moved."),
+                (
+                    bool(move_destinations(package=package)),
+                    "There is no other enabled location with the same purpose.",
+                ),
+            ],
+        ),
+        op(
+            "reingest",
+            "Reingest",
+            reingest,
+            [
+                (ptype in BAG_TYPES, "Only AIPs and AICs can be reingested."),
+                (status == "UPLOADED", "Only an uploaded package can be reingested."),
+            ],
+        ),
+        op(
+            "delete",
+            "Request deletion",
+            request,
+            [
+                (ptype in DELETABLE_TYPES, "This package type cannot be deleted."),
+                (status not in {"DELETED", "DEL_REQ"}, "Deletion was already requested or done."),
+            ],
+        ),
+        op(
+            "recover",
+            "Request recovery",
+            request,
+            [
+                (ptype in RECOVERABLE_TYPES, "Only AIPs can be recovered."),
+                (
+                    status not in {"DELETED", "RECOVER_REQ"},
+                    "Recovery was already requested, or the AIP is deleted.",
+                ),
+            ],
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------- browse rows
+
+
+@dataclass(frozen=True)
+class BrowseRow:
+    name: str
+    # Set when the raw name is not UTF-8: the name with its odd bytes as \xNN escapes.
+    escaped_name: str
+    is_directory: bool
+    raw_path: bytes
+    size: int | None
+    # As the service said it, e.g. "12" or "5000+" (a capped count).
+    object_count: str | None
+    object_count_number: int | None
+
+
+@dataclass(frozen=True)
+class Crumb:
+    label: str
+    raw_path: bytes
+
+
+def browse_rows(*, entries: Iterable[Any], path: bytes) -> list[BrowseRow]:
+    """Directories first, then files, each with the raw path to browse into it."""
+    rows = []
+    for entry in entries:
+        raw = entry.raw_name
+        rows.append(
+            BrowseRow(
+                name=entry.name,
+                escaped_name=""
+                if entry.name_is_valid_utf8
+                else raw.decode("utf-8", "backslashreplace"),
+                is_directory=entry.is_directory,
+                raw_path=(path + b"/" + raw) if path else raw,
+                size=entry.size,
+                object_count=entry.object_count_display,
+                object_count_number=entry.object_count,
+            )
+        )
+    rows.sort(key=lambda r: (not r.is_directory, r.name.lower()))
+    return rows
+
+
+def browse_breadcrumbs(*, location_label: str, path: bytes) -> list[Crumb]:
+    crumbs = [Crumb(label=location_label, raw_path=b"")]
+    parts = [part for part in path.split(b"/") if part]
+    for index, part in enumerate(parts):
+        crumbs.append(
+            Crumb(
+                label=part.decode("utf-8", "backslashreplace"),
+                raw_path=b"/".join(parts[: index + 1]),
+            )
+        )
+    return crumbs

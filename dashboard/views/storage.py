@@ -1,0 +1,495 @@
+"""The storage pages: overview, location browse, packages, and the package operations.
+
+Pages render what the storage poller stored. Two things go to the storage service
+while a person waits: browsing a location (live, with a short timeout) and the POST
+operations, through `dashboard.storage_actions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from dashboard import actions, storage_actions, storage_selectors, storage_services
+from dashboard.clients.storage import StorageError, StorageUnavailable
+from dashboard.forms import ConfirmActionForm
+from dashboard.models import StoragePackage
+from dashboard.storage_forms import (
+    BrowsePathForm,
+    MoveForm,
+    PackageConfirmForm,
+    PackageFilterForm,
+    PackageRequestForm,
+    ReingestForm,
+    encode_browse_path,
+)
+from dashboard.views.live import LIVE_TRIGGER, HtmxHttpRequest, forbidden, not_found, role_required
+
+PACKAGES_PER_PAGE = 50
+# The storage poller runs about once a minute: no need to ask more often.
+STORAGE_LIVE_TRIGGER = LIVE_TRIGGER.replace("every 5s", "every 15s")
+# While a fixity check or a details fetch is under way, look sooner.
+BUSY_LIVE_TRIGGER = LIVE_TRIGGER.replace("every 5s", "every 3s")
+
+
+def _storage_context(**context: Any) -> dict[str, Any]:
+    return {
+        "section": "storage",
+        "health": storage_selectors.storage_health(),
+        "mirror": storage_selectors.mirror_status(),
+        "rendered_at": timezone.now(),
+        **context,
+    }
+
+
+def _render(
+    request: HtmxHttpRequest,
+    template: str,
+    partial: str,
+    context: dict[str, Any],
+    status: int = 200,
+) -> HttpResponse:
+    """The full page, or only its live partial for an htmx request."""
+    name = f"{template}#{partial}" if request.htmx else template
+    return render(request, name, _storage_context(**context), status=status)
+
+
+# --------------------------------------------------------------------------- pages
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def overview(request: HtmxHttpRequest) -> HttpResponse:
+    return _render(
+        request,
+        "dashboard/storage/overview.html",
+        "storage-live",
+        {"overview": storage_selectors.storage_overview(), "live_trigger": STORAGE_LIVE_TRIGGER},
+    )
+
+
+def _browse_error(exc: StorageError) -> str:
+    if isinstance(exc, StorageUnavailable):
+        return (
+            "The storage service did not answer in time or could not be reached, so this "
+            "directory cannot be shown now. Try again in a moment."
+        )
+    if exc.status == 404:
+        return "The storage service does not know this location (any more)."
+    detail = exc.upstream_message or exc.message
+    return f"The storage service could not list this directory: {detail}"
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    location = storage_selectors.location_get(uuid=str(uuid))
+    if location is None:
+        return not_found(request, "This location is not known to Lookout (or not yet).")
+    form = BrowsePathForm(request.GET)
+    if not form.is_valid():
+        return _render(
+            request,
+            "dashboard/storage/location_browse.html",
+            "browse-listing",
+            {
+                "location": location,
+                "error": "; ".join(form.errors.get("path", [])),
+                "rows": [],
+                "crumbs": [
+                    (crumb, "")
+                    for crumb in storage_selectors.browse_breadcrumbs(
+                        location_label=location.label, path=b""
+                    )
+                ],
+            },
+            status=400,
+        )
+    path: bytes = form.cleaned_data["path"]
+    rows: list[storage_selectors.BrowseRow] = []
+    error = ""
+    try:
+        listing = storage_services.location_browse(location_uuid=location.uuid, path=path)
+    except StorageError as exc:
+        error = _browse_error(exc)
+    else:
+        rows = storage_selectors.browse_rows(entries=listing.entries, path=path)
+    return _render(
+        request,
+        "dashboard/storage/location_browse.html",
+        "browse-listing",
+        {
+            "location": location,
+            "path": path,
+            "rows": [(row, encode_browse_path(row.raw_path)) for row in rows],
+            "crumbs": [
+                (crumb, encode_browse_path(crumb.raw_path))
+                for crumb in storage_selectors.browse_breadcrumbs(
+                    location_label=location.label, path=path
+                )
+            ],
+            "error": error,
+        },
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def package_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = PackageFilterForm(request.GET or None)
+    filters = form.filters()
+    sort = form.chosen_sort()
+    packages = storage_selectors.package_list(**filters, sort=sort)
+    page = Paginator(packages, PACKAGES_PER_PAGE).get_page(request.GET.get("page"))
+    query = {**filters, **({"sort": sort} if sort != storage_selectors.DEFAULT_SORT else {})}
+    return _render(
+        request,
+        "dashboard/storage/package_list.html",
+        "packages-live",
+        {
+            "form": form,
+            "filters": filters,
+            "filter_query": urlencode(query),
+            "page": page,
+            "rows": storage_selectors.package_rows(page.object_list),
+            "live_trigger": STORAGE_LIVE_TRIGGER,
+        },
+    )
+
+
+@role_required
+@require_GET
+@vary_on_headers("HX-Request")
+def package_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    detail = storage_selectors.package_detail(uuid=str(uuid))
+    if detail is None:
+        return not_found(request, "This package is not known to Lookout (or not yet).")
+    if detail.details is None:
+        # Contents and pointer file come from a task; the page polls until they are here.
+        storage_services.package_details_request(uuid=detail.package.uuid)
+    busy = detail.details is None or detail.fixity_running
+    operations = [
+        op
+        for op in storage_selectors.package_operations(package=detail.package)
+        if request.user.has_perm(op.permission)
+    ]
+    return _render(
+        request,
+        "dashboard/storage/package_detail.html",
+        "package-live",
+        {
+            "detail": detail,
+            "package": detail.package,
+            "operations": operations,
+            "live_trigger": BUSY_LIVE_TRIGGER if busy else STORAGE_LIVE_TRIGGER,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- operations
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    permission: str
+    title: str
+    question: str
+    button: str
+    form_class: type[forms.Form]
+    # Runs the action with the validated form data (None: the download, streamed instead).
+    perform: Callable[..., actions.ActionResult] | None
+    done_text: str
+    # Words for a refusal of the permission.
+    needs: str
+
+
+def _fixity(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
+    return storage_actions.package_fixity_check(
+        user=user, package=package, idempotency_key=data["idempotency_key"]
+    )
+
+
+def _request(kind: str) -> Callable[..., actions.ActionResult]:
+    service = (
+        storage_actions.package_deletion_request
+        if kind == "deletion"
+        else storage_actions.package_recovery_request
+    )
+
+    def perform(
+        *, user: Any, package: StoragePackage, data: dict[str, Any]
+    ) -> actions.ActionResult:
+        return service(
+            user=user,
+            package=package,
+            pipeline_uuid=data["pipeline"],
+            reason=data["reason"],
+            idempotency_key=data["idempotency_key"],
+        )
+
+    return perform
+
+
+def _reingest(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
+    return storage_actions.package_reingest(
+        user=user,
+        package=package,
+        pipeline_uuid=data["pipeline"],
+        reingest_type=data["reingest_type"],
+        processing_config=data["processing_config"],
+        idempotency_key=data["idempotency_key"],
+    )
+
+
+def _move(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
+    return storage_actions.package_move(
+        user=user,
+        package=package,
+        location_uuid=data["location"],
+        idempotency_key=data["idempotency_key"],
+    )
+
+
+OPERATIONS = {
+    "fixity": Operation(
+        "fixity",
+        storage_actions.OPERATE_PERMISSION,
+        "Check fixity",
+        "Ask the storage service to check this package's checksums? It runs in the "
+        "background; the result is added to the fixity history.",
+        "Check fixity",
+        PackageConfirmForm,
+        _fixity,
+        "Fixity check",
+        "Package operations need the operator or admin role.",
+    ),
+    "delete": Operation(
+        "delete",
+        storage_actions.DELETION_PERMISSION,
+        "Request deletion",
+        "Ask the storage service to delete this package? Its administrators approve or "
+        "reject the request. Your Lookout user id and e-mail address are sent with it.",
+        "Request deletion",
+        PackageRequestForm,
+        _request("deletion"),
+        "Deletion requested",
+        "Deletion and recovery requests need the operator or admin role.",
+    ),
+    "recover": Operation(
+        "recover",
+        storage_actions.DELETION_PERMISSION,
+        "Request recovery",
+        "Ask the storage service to recover this AIP from its recovery location? Its "
+        "administrators approve or reject the request. Your Lookout user id and e-mail "
+        "address are sent with it.",
+        "Request recovery",
+        PackageRequestForm,
+        _request("recovery"),
+        "Recovery requested",
+        "Deletion and recovery requests need the operator or admin role.",
+    ),
+    "reingest": Operation(
+        "reingest",
+        storage_actions.REINGEST_PERMISSION,
+        "Reingest",
+        "Send this package to a pipeline for reingest?",
+        "Start reingest",
+        ReingestForm,
+        _reingest,
+        "Reingest started",
+        "Reingest needs the operator or admin role.",
+    ),
+    "move": Operation(
+        "move",
+        storage_actions.OPERATE_PERMISSION,
+        "Move package",
+        "Move this package to another location with the same purpose?",
+        "Move package",
+        MoveForm,
+        _move,
+        "Move started",
+        "Package operations need the operator or admin role.",
+    ),
+    "download": Operation(
+        "download",
+        storage_actions.OPERATE_PERMISSION,
+        "Download package",
+        "Download the whole package? It is streamed from the storage service through "
+        "Lookout and can be large.",
+        "Download",
+        PackageConfirmForm,
+        None,
+        "Downloaded",
+        "Package operations need the operator or admin role.",
+    ),
+}
+
+
+def _form(
+    operation: Operation, package: StoragePackage, data: Any = None, **initial: Any
+) -> forms.Form:
+    kwargs: dict[str, Any] = {}
+    if operation.form_class is not PackageConfirmForm:
+        kwargs["package"] = package
+    if data is None:
+        initial.setdefault("idempotency_key", actions.idempotency_key_new())
+        return operation.form_class(initial=initial, **kwargs)
+    return operation.form_class(data, **kwargs)
+
+
+def _confirm_page(
+    request: HtmxHttpRequest,
+    operation: Operation,
+    package: StoragePackage,
+    form: forms.Form,
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "operation": operation,
+        "package": package,
+        "form": form,
+        "action_url": reverse(f"dashboard:storage-package-{operation.name}", args=[package.uuid]),
+        "cancel_url": reverse("dashboard:storage-package-detail", args=[package.uuid]),
+    }
+    name = "dashboard/storage/package_action.html"
+    if request.htmx:
+        name += "#action-form"
+    return render(request, name, _storage_context(**context), status=status)
+
+
+def _report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:
+    entry = result.entry
+    label = entry.target_label or entry.target
+    if result.repeated:
+        text = (
+            "This confirmation was already submitted; nothing was sent again. "
+            f"Outcome: {entry.get_outcome_display()}."
+        )
+        if entry.upstream_message:
+            text += f" {entry.upstream_message}"
+        messages.info(request, text)
+    elif result.ok:
+        messages.success(request, f"{done_text}: {label}. {entry.upstream_message}")
+    elif entry.outcome == actions.Outcome.REFUSED:
+        messages.error(request, f"Not done for {label}: {entry.upstream_message}")
+    else:
+        messages.error(request, f"Not done for {label}. {entry.upstream_message}")
+
+
+def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpResponse:
+    operation = OPERATIONS[name]
+    if not request.user.has_perm(operation.permission):
+        return forbidden(request, operation.needs)
+    package = storage_selectors.package_get(uuid=str(uuid))
+    if package is None:
+        return not_found(request, "This package is not known to Lookout (or not yet).")
+    if request.method == "GET":
+        offered = {op.name: op for op in storage_selectors.package_operations(package=package)}
+        unavailable = offered.get(name)
+        if unavailable is not None and not unavailable.available:
+            messages.info(request, f"{operation.title} is not offered: {unavailable.reason}")
+            return redirect("dashboard:storage-package-detail", package.uuid)
+        return _confirm_page(request, operation, package, _form(operation, package))
+
+    token = ConfirmActionForm(request.POST)
+    if token.is_valid():
+        earlier = storage_actions.repeated_submit_get(
+            user=request.user,
+            package=package,
+            idempotency_key=token.cleaned_data["idempotency_key"],
+        )
+        if earlier is not None:
+            _report(request, earlier, operation.done_text)
+            return redirect("dashboard:storage-package-detail", package.uuid)
+    form = _form(operation, package, request.POST)
+    if not form.is_valid():
+        if "idempotency_key" in form.errors:
+            messages.error(
+                request, "The confirmation was missing or damaged; please confirm again."
+            )
+            form = _form(
+                operation,
+                package,
+                **{
+                    k: v
+                    for k, v in form.data.items()
+                    if k not in {"idempotency_key", "csrfmiddlewaretoken"}
+                },
+            )
+        return _confirm_page(request, operation, package, form, status=400)
+    data = form.cleaned_data
+    try:
+        if operation.perform is None:
+            return _download(request, package, data["idempotency_key"])
+        result = operation.perform(user=request.user, package=package, data=data)
+    except actions.IdempotencyKeyReused:
+        messages.error(
+            request, "That confirmation belongs to another action; please confirm again."
+        )
+        return _confirm_page(request, operation, package, _form(operation, package), status=400)
+    _report(request, result, operation.done_text)
+    return redirect("dashboard:storage-package-detail", package.uuid)
+
+
+def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpResponse:
+    result, opened = storage_actions.package_download(
+        user=request.user, package=package, idempotency_key=key
+    )
+    if opened is None:
+        if result.repeated:
+            messages.info(
+                request,
+                "This download confirmation was already used. Confirm again to download once more.",
+            )
+        else:
+            _report(request, result, "Downloaded")
+        return redirect("dashboard:storage-package-detail", package.uuid)
+    download = opened.download
+    # Streamed chunk by chunk: the package never sits in Lookout's memory.
+    response = StreamingHttpResponse(opened.chunks(), content_type=download.content_type)
+    response["Content-Disposition"] = _attachment(download.filename)
+    if download.size is not None:
+        response["Content-Length"] = str(download.size)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _attachment(filename: str) -> str:
+    from django.utils.http import content_disposition_header
+
+    return content_disposition_header(as_attachment=True, filename=filename or "package")
+
+
+def _operation_view(name: str) -> Callable[..., HttpResponse]:
+    @role_required
+    @require_http_methods(["GET", "POST"])
+    def view(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+        return _package_operation(request, uuid, name)
+
+    view.__name__ = view.__qualname__ = f"package_{name}"
+    return view
+
+
+package_fixity = _operation_view("fixity")
+package_download = _operation_view("download")
+package_delete = _operation_view("delete")
+package_recover = _operation_view("recover")
+package_reingest = _operation_view("reingest")
+package_move = _operation_view("move")

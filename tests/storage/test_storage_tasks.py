@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.core.cache import cache
+
+from dashboard import storage_services, storage_tasks
+from dashboard.locks import cache_lock
+from dashboard.models import FixityCheck
+from tests.storage.fakes import package_uuid
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_fetching_details_caches_contents_and_pointer_file(polled):
+    assert storage_tasks.fetch_package_details.run(package_uuid(1)) == "fetched"
+
+    details = cache.get(storage_services.details_key(package_uuid(1)))
+    assert details["files"][0]["name"] == "objects/report.pdf"
+    assert "premis" in details["pointer"]
+
+
+def test_a_second_fetch_of_the_same_package_waits_for_the_first(polled):
+    with cache_lock(f"package-details:{package_uuid(1)}", ttl=30):
+        assert storage_tasks.fetch_package_details.run(package_uuid(1)) == "skipped"
+    assert polled.count("get_package_contents") == 0
+
+
+def test_a_package_page_queues_its_details_once_a_minute(polled, queued):
+    assert storage_services.package_details_request(uuid=package_uuid(1))
+    assert not storage_services.package_details_request(uuid=package_uuid(1))
+
+    assert [name for name, _ in queued].count("dashboard.storage_tasks.fetch_package_details") == 1
+
+
+def test_a_fixity_check_that_runs_out_of_time_is_recorded(polled, monkeypatch):
+    check = storage_services.fixity_check_create(package_uuid=package_uuid(1), requested_by="otto")
+
+    def too_slow(**kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(storage_services, "fixity_check_run", too_slow)
+
+    assert storage_tasks.check_package_fixity.run(check.pk) == "timed out"
+    check.refresh_from_db()
+    assert "No answer within" in check.error and check.checked_at is not None
+
+
+def test_a_fresh_worker_registers_the_storage_tasks():
+    # In a new process, as the worker starts: only what autodiscovery imports counts.
+    script = (
+        "import django; django.setup(); from config.celery import app; "
+        "app.loader.import_default_modules(); "
+        "print(sorted(n for n in app.tasks if n.startswith('dashboard.storage_tasks.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"},
+    )
+
+    assert "dashboard.storage_tasks.check_package_fixity" in done.stdout, (
+        "dashboard/tasks.py must import dashboard.storage_tasks for the worker to know them; "
+        + done.stderr
+    )
+    assert "dashboard.storage_tasks.fetch_package_details" in done.stdout
+
+
+def test_a_missing_pointer_file_is_shown_as_such(polled):
+    from dashboard.clients.storage import StorageNotFound
+
+    polled.failures["get_pointer_file"] = StorageNotFound(
+        "404",
+        service="storage",
+        status=404,
+        upstream_message=f"Resource with UUID {package_uuid(3)} does not have a pointer file",
+    )
+
+    details = storage_services.package_details_refresh(uuid=package_uuid(3))
+
+    assert details["pointer"] is None
+    assert "does not have a pointer file" in details["pointer_error"]
+    assert FixityCheck.objects.count() == 0
