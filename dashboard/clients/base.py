@@ -18,6 +18,7 @@ Nothing here imports Django.
 from __future__ import annotations
 
 import json
+import os
 import logging
 import re
 import time
@@ -30,6 +31,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsp
 
 import requests
 import requests.adapters
+import requests.utils
 import requests.auth
 
 logger = logging.getLogger(__name__)
@@ -432,6 +434,13 @@ class ApiClient:
             adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
             session.mount("http://", adapter)
             session.mount("https://", adapter)
+            # Read proxy and CA settings from the environment once, not on every request
+            # (requests re-scans os.environ per call: most of a status call's CPU time).
+            session.trust_env = False
+            session.proxies = requests.utils.get_environ_proxies(base_url)
+            session.verify = (
+                os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+            )
         self.session = session
 
     def __repr__(self) -> str:

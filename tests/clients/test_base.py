@@ -377,3 +377,14 @@ def test_uuids_are_taken_from_resource_uris():
     assert uuid_from_uri(uri) == "c5e5562a-0000-4000-8000-000000000009"
     assert uuid_from_uri("/api/v2/location/default/AS/") is None
     assert uuid_from_uri(None) is None
+
+
+def test_proxy_and_ca_settings_from_the_environment_are_read_once_at_construction(monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example.org:3128")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/institution.pem")
+
+    client = WorkflowClient(WORKFLOW_URL, USER, KEY)
+
+    assert client.session.trust_env is False
+    assert client.session.proxies.get("http") == "http://proxy.example.org:3128"
+    assert client.session.verify == "/etc/ssl/institution.pem"
