@@ -217,6 +217,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# --- Wall screen ----------------------------------------------------------
+# The address people reach Lookout at: wall-screen links printed by `wall_link create`.
+LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", "http://127.0.0.1:8000")
+LOOKOUT_WALL_REFRESH_SECONDS = env_float("LOOKOUT_WALL_REFRESH_SECONDS", 10.0, minimum=1)
+
 # --- Auth, API ------------------------------------------------------------
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"

@@ -119,3 +119,10 @@ def service_label(service: str) -> str:
     kind, _, name = service.partition(":")
     label = {"workflow": "Workflow service", "storage": "Storage service"}.get(kind, kind)
     return f"{label} ({name})" if name else label
+
+
+@register.filter
+def action_label(action: str) -> str:
+    """`package_fixity_check` -> `Package fixity check`, for the audit log."""
+    words = str(action).replace("_", " ").strip()
+    return words[:1].upper() + words[1:]

@@ -1,0 +1,167 @@
+"""The wall screen for the operations room, and the admin page for its links.
+
+`/wall/<token>/` is the kiosk page: it needs no login, only a live wall link, and the
+token opens this page (and its own refresh) and nothing else. `/wall/` shows the same
+screen to a logged-in user. Both render cached state and history only.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.middleware import HtmxDetails
+
+from dashboard import wall
+from dashboard.models import WallLink
+from dashboard.roles import user_has_role
+from dashboard.wall_selectors import wall_state
+
+DEFAULT_REFRESH_SECONDS = 10
+WALL_TEMPLATE = "dashboard/wall/wall.html"
+DENIED_TEMPLATE = "dashboard/wall/denied.html"
+DENIED = {
+    wall.Access.UNKNOWN: (404, "This wall link is not valid."),
+    wall.Access.REVOKED: (403, "This wall link has been revoked."),
+}
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def refresh_interval_ms() -> int:
+    """LOOKOUT_WALL_REFRESH_SECONDS (default 10) in milliseconds; at least a quarter second."""
+    seconds = float(getattr(settings, "LOOKOUT_WALL_REFRESH_SECONDS", DEFAULT_REFRESH_SECONDS))
+    return max(250, round(seconds * 1000))
+
+
+def _kiosk_headers(response: HttpResponse) -> HttpResponse:
+    # The token is in the path: keep it out of Referer headers and search indexes.
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
+def _render_wall(request: HtmxHttpRequest, *, refresh_url: str) -> HttpResponse:
+    state = wall_state()
+    interval_ms = refresh_interval_ms()
+    context = {
+        "wall": state,
+        "refresh_url": refresh_url,
+        "refresh_ms": interval_ms,
+        # A refresh that hangs for longer than one interval counts as failed.
+        "request_timeout_ms": max(1000, interval_ms),
+        "generated_label": timezone.localtime(state.generated_at).strftime("%H:%M"),
+    }
+    template = f"{WALL_TEMPLATE}#wall-live" if request.htmx else WALL_TEMPLATE
+    return render(request, template, context)
+
+
+def _denied(request: HtmxHttpRequest, access: wall.WallAccess) -> HttpResponse:
+    status, message = DENIED[access.outcome]
+    template = f"{DENIED_TEMPLATE}#wall-denied" if request.htmx else DENIED_TEMPLATE
+    return render(
+        request,
+        template,
+        {"message": message, "reason": access.outcome.value},
+        status=status,
+    )
+
+
+@never_cache
+@vary_on_headers("HX-Request")
+@require_GET
+def wall_screen(request: HtmxHttpRequest, token: str) -> HttpResponse:
+    """The kiosk page; with HX-Request, just its live region (what the screen polls)."""
+    access = wall.wall_link_verify(token=token)
+    if not access.granted:
+        return _kiosk_headers(_denied(request, access))
+    return _kiosk_headers(_render_wall(request, refresh_url=request.path))
+
+
+@never_cache
+@vary_on_headers("HX-Request")
+@require_GET
+@login_required
+def wall_for_user(request: HtmxHttpRequest) -> HttpResponse:
+    """The same screen for anyone who may read the dashboard, without a link."""
+    if not user_has_role(request.user):
+        raise PermissionDenied
+    return _render_wall(request, refresh_url=request.path)
+
+
+# --- managing links (admins) --------------------------------------------------
+
+
+class WallLinkForm(forms.Form):
+    name = forms.CharField(
+        max_length=wall.NAME_MAX_LENGTH,
+        help_text="Where the screen hangs, for example “Operations room”.",
+    )
+
+
+def _links_page(request: HttpRequest, form: WallLinkForm, *, status: int = 200) -> HttpResponse:
+    return render(
+        request,
+        "dashboard/wall/links.html",
+        {"links": WallLink.objects.all(), "form": form},
+        status=status,
+    )
+
+
+@never_cache
+@require_GET
+@login_required
+@permission_required("dashboard.manage_wall_links", raise_exception=True)
+def wall_links(request: HttpRequest) -> HttpResponse:
+    return _links_page(request, WallLinkForm())
+
+
+@never_cache
+@require_POST
+@login_required
+@permission_required("dashboard.manage_wall_links", raise_exception=True)
+def wall_link_create(request: HttpRequest) -> HttpResponse:
+    form = WallLinkForm(request.POST)
+    if not form.is_valid():
+        return _links_page(request, form, status=400)
+    try:
+        created = wall.wall_link_create(name=form.cleaned_data["name"], actor=request.user)
+    except wall.WallLinkError as exc:
+        form.add_error("name", str(exc))
+        return _links_page(request, form, status=400)
+    # Rendered, not redirected: the token must not travel through a session or a cookie
+    # (and never_cache keeps the page out of every cache).
+    url = request.build_absolute_uri(wall.wall_link_path(token=created.token))
+    return render(request, "dashboard/wall/link_created.html", {"link": created.link, "url": url})
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+@login_required
+@permission_required("dashboard.manage_wall_links", raise_exception=True)
+def wall_link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
+    """GET asks for confirmation; POST revokes."""
+    link = WallLink.objects.filter(pk=link_id).first()
+    if link is None:
+        raise Http404("No such wall link")
+    if request.method == "GET":
+        return render(request, "dashboard/wall/link_revoke.html", {"link": link})
+    try:
+        wall.wall_link_revoke(link_id=link.pk, actor=request.user)
+    except wall.WallLinkAlreadyRevoked as exc:
+        messages.info(request, str(exc))
+    else:
+        messages.success(
+            request, f"Revoked “{link.name}”: screens using it stop at their next refresh."
+        )
+    return redirect("dashboard:wall-links")

@@ -1,0 +1,205 @@
+"""Writes for wall-screen links: create, revoke and check the tokens that open the wall.
+
+A token is shown once, when its link is made; only its SHA-256 is stored, so a copy of
+the database opens no screen. A token opens the wall page and nothing else: it is never
+turned into a session, a cookie or an API credential.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.models import AuditEntry, WallLink
+
+TOKEN_BYTES = 32
+# token_urlsafe(32) gives 43 characters of [A-Za-z0-9_-]; anything else is not a token.
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{43}")
+NAME_MAX_LENGTH = WallLink._meta.get_field("name").max_length or 80
+# A screen refreshes every few seconds; one write a minute is enough to say "in use".
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
+
+
+# Whoever acts: a user from a request, or None from the shell (with an actor_name).
+Actor = AbstractBaseUser | AnonymousUser
+
+
+class WallLinkError(Exception):
+    """A wall link could not be created or revoked; the message says why."""
+
+
+class WallLinkExists(WallLinkError):
+    pass
+
+
+class WallLinkNotFound(WallLinkError):
+    pass
+
+
+class WallLinkAlreadyRevoked(WallLinkError):
+    pass
+
+
+class WallLinkInvalidName(WallLinkError):
+    pass
+
+
+@dataclass(frozen=True)
+class CreatedWallLink:
+    link: WallLink
+    # The only time the token exists outside the screen's URL: show it, never store it.
+    token: str
+
+
+class Access(StrEnum):
+    """Outcomes of a token check that the views tell apart."""
+
+    GRANTED = "granted"
+    UNKNOWN = "unknown"
+    REVOKED = "revoked"
+
+
+@dataclass(frozen=True)
+class WallAccess:
+    outcome: Access
+    link: WallLink | None = None
+
+    @property
+    def granted(self) -> bool:
+        return self.outcome == Access.GRANTED
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise WallLinkInvalidName("A wall link needs a name, for example the room it is in.")
+    if len(cleaned) > NAME_MAX_LENGTH:
+        raise WallLinkInvalidName(f"A wall link name has at most {NAME_MAX_LENGTH} characters.")
+    return cleaned
+
+
+def _audit(
+    *, action: str, link: WallLink, actor: Actor | None, actor_name: str, now: datetime
+) -> None:
+    AuditEntry.objects.create(
+        idempotency_key=uuid.uuid4().hex,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        actor_name=actor_name[:150],
+        action=action,
+        target_kind="wall_link",
+        target=link.name,
+        target_label=f"Wall link {link.name}",
+        requested_at=now,
+        finished_at=now,
+        outcome=AuditEntry.Outcome.DONE,
+    )
+
+
+def _actor_name(actor: Actor | None, actor_name: str) -> str:
+    if actor_name:
+        return actor_name
+    if actor is not None and actor.is_authenticated:
+        return actor.get_username()
+    return "unknown"
+
+
+def wall_link_create(
+    *,
+    name: str,
+    actor: Actor | None = None,
+    actor_name: str = "",
+    now: datetime | None = None,
+) -> CreatedWallLink:
+    """Make a link with a fresh random token; the token is returned once and not kept."""
+    now = now or timezone.now()
+    name = _clean_name(name)
+    who = _actor_name(actor, actor_name)
+    if WallLink.objects.filter(name=name).exists():
+        raise WallLinkExists(f"A wall link named {name!r} already exists; choose another name.")
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    try:
+        with transaction.atomic():
+            link = WallLink.objects.create(
+                name=name, token_hash=token_hash(token), created_by=who[:150], created_at=now
+            )
+            _audit(action="wall_link_create", link=link, actor=actor, actor_name=who, now=now)
+    except IntegrityError:  # the same name created at the same moment elsewhere
+        raise WallLinkExists(
+            f"A wall link named {name!r} already exists; choose another name."
+        ) from None
+    return CreatedWallLink(link=link, token=token)
+
+
+def wall_link_revoke(
+    *,
+    name: str | None = None,
+    link_id: int | None = None,
+    actor: Actor | None = None,
+    actor_name: str = "",
+    now: datetime | None = None,
+) -> WallLink:
+    """Revoke by name or id: every screen using the link stops at its next refresh."""
+    now = now or timezone.now()
+    who = _actor_name(actor, actor_name)
+    lookup = {"pk": link_id} if link_id is not None else {"name": " ".join((name or "").split())}
+    with transaction.atomic():
+        link = WallLink.objects.select_for_update().filter(**lookup).first()
+        if link is None:
+            what = f"with id {link_id}" if link_id is not None else f"named {lookup['name']!r}"
+            raise WallLinkNotFound(f"There is no wall link {what}.")
+        if link.revoked_at is not None:
+            raise WallLinkAlreadyRevoked(
+                f"The wall link {link.name!r} was already revoked on "
+                f"{timezone.localtime(link.revoked_at):%Y-%m-%d %H:%M}."
+            )
+        link.revoked_at = now
+        link.save(update_fields=["revoked_at"])
+        _audit(action="wall_link_revoke", link=link, actor=actor, actor_name=who, now=now)
+    return link
+
+
+def wall_link_verify(*, token: str, now: datetime | None = None) -> WallAccess:
+    """Check a token from a URL; a granted check records when the link was last used."""
+    if not TOKEN_PATTERN.fullmatch(token or ""):
+        return WallAccess(Access.UNKNOWN)
+    digest = token_hash(token)
+    link = WallLink.objects.filter(token_hash=digest).first()
+    # The lookup is by digest; compare again in constant time so no branch depends on
+    # how much of a guessed value matched.
+    if link is None or not hmac.compare_digest(link.token_hash, digest):
+        return WallAccess(Access.UNKNOWN)
+    if link.revoked_at is not None:
+        return WallAccess(Access.REVOKED, link)
+    now = now or timezone.now()
+    if link.last_used_at is None or now - link.last_used_at >= LAST_USED_RESOLUTION:
+        # Conditional on the link still being live, so a revoke in between is not undone.
+        WallLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(last_used_at=now)
+        link.last_used_at = now
+    return WallAccess(Access.GRANTED, link)
+
+
+def wall_link_path(*, token: str) -> str:
+    return reverse("dashboard:wall-screen", kwargs={"token": token})
+
+
+def wall_link_url(*, token: str, base_url: str | None = None) -> str:
+    """The full address of a screen, from LOOKOUT_PUBLIC_URL unless a base is given."""
+    base = base_url or getattr(settings, "LOOKOUT_PUBLIC_URL", "") or DEFAULT_PUBLIC_URL
+    return base.rstrip("/") + wall_link_path(token=token)
