@@ -18,8 +18,8 @@ Nothing here imports Django.
 from __future__ import annotations
 
 import json
-import os
 import logging
+import os
 import re
 import time
 import uuid
@@ -31,8 +31,8 @@ from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsp
 
 import requests
 import requests.adapters
-import requests.utils
 import requests.auth
+import requests.utils
 
 logger = logging.getLogger(__name__)
 

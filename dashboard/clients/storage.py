@@ -36,7 +36,6 @@ from typing import Any, Protocol, TypeVar
 import requests
 
 from dashboard.clients.base import (
-    DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     ApiClient,
     ErrorFamily,
@@ -609,21 +608,6 @@ class StorageClient(ApiClient):
         response=StorageResponseError,
         config=StorageConfigError,
     )
-
-    def __init__(
-        self,
-        base_url: str,
-        user: str,
-        key: str,
-        *,
-        timeout: float | Sequence[float] = DEFAULT_TIMEOUT,
-        retries: int = DEFAULT_RETRIES,
-        session: requests.Session | None = None,
-        backoff: float = 0.2,
-    ) -> None:
-        super().__init__(
-            base_url, user, key, timeout=timeout, retries=retries, backoff=backoff, session=session
-        )
 
     # --- small helpers
 

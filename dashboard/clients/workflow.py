@@ -34,7 +34,6 @@ from typing import Any, TypedDict
 import requests
 
 from dashboard.clients.base import (
-    DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     ApiClient,
     ErrorFamily,
@@ -471,21 +470,6 @@ class WorkflowClient(ApiClient):
         response=WorkflowResponseError,
         config=WorkflowConfigError,
     )
-
-    def __init__(
-        self,
-        base_url: str,
-        user: str,
-        key: str,
-        *,
-        timeout: float | Sequence[float] = DEFAULT_TIMEOUT,
-        retries: int = DEFAULT_RETRIES,
-        session: requests.Session | None = None,
-        backoff: float = 0.2,
-    ) -> None:
-        super().__init__(
-            base_url, user, key, timeout=timeout, retries=retries, backoff=backoff, session=session
-        )
 
     def _error_kind(self, response: requests.Response, payload: Any) -> type[UpstreamError] | None:
         status = response.status_code

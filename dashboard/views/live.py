@@ -29,6 +29,7 @@ from dashboard import actions, live_selectors, selectors
 from dashboard.forms import ConfirmActionForm, TaskFilterForm, UnitFilterForm
 from dashboard.roles import user_has_role
 from dashboard.snapshots import UnitSnapshot
+from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
 TASKS_PER_PAGE = 100
@@ -268,26 +269,6 @@ def _confirm(
     return render(request, name, context, status=status)
 
 
-def _report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:
-    """Tell the user what happened, in the upstream service's own words when it refused."""
-    entry = result.entry
-    label = entry.target_label or entry.target
-    if result.repeated:
-        outcome = entry.get_outcome_display()
-        text = (
-            f"This confirmation was already submitted; nothing was sent again. Outcome: {outcome}."
-        )
-        if entry.upstream_message:
-            text += f" {entry.upstream_message}"
-        messages.info(request, text)
-    elif result.ok:
-        messages.success(request, f"{done_text}: {label}. {entry.upstream_message}")
-    elif entry.outcome == actions.Outcome.REFUSED:
-        messages.error(request, f"Not done for {label}: {entry.upstream_message}")
-    else:
-        messages.error(request, f"Not done for {label}. {entry.upstream_message}")
-
-
 def _unit_or_404(request: HttpRequest, uuid: Any) -> UnitSnapshot | HttpResponse:
     unit = selectors.unit_get(uuid=str(uuid))
     if unit is None:
@@ -324,7 +305,7 @@ def _perform(
             request, "That confirmation belongs to another action; please confirm again."
         )
         return confirm(request, unit, status=400)
-    _report(request, result, done_text)
+    action_report(request, result, done_text)
     return redirect(_safe_next(request, form.cleaned_data.get("next"), default_next(unit)))
 
 

@@ -35,6 +35,7 @@ from dashboard.storage_forms import (
     ReingestForm,
     encode_browse_path,
 )
+from dashboard.views.feedback import action_report
 from dashboard.views.live import LIVE_TRIGGER, HtmxHttpRequest, forbidden, not_found, role_required
 
 PACKAGES_PER_PAGE = 50
@@ -373,25 +374,6 @@ def _confirm_page(
     return render(request, name, _storage_context(**context), status=status)
 
 
-def _report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:
-    entry = result.entry
-    label = entry.target_label or entry.target
-    if result.repeated:
-        text = (
-            "This confirmation was already submitted; nothing was sent again. "
-            f"Outcome: {entry.get_outcome_display()}."
-        )
-        if entry.upstream_message:
-            text += f" {entry.upstream_message}"
-        messages.info(request, text)
-    elif result.ok:
-        messages.success(request, f"{done_text}: {label}. {entry.upstream_message}")
-    elif entry.outcome == actions.Outcome.REFUSED:
-        messages.error(request, f"Not done for {label}: {entry.upstream_message}")
-    else:
-        messages.error(request, f"Not done for {label}. {entry.upstream_message}")
-
-
 def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpResponse:
     operation = OPERATIONS[name]
     if not request.user.has_perm(operation.permission):
@@ -415,7 +397,7 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
             idempotency_key=token.cleaned_data["idempotency_key"],
         )
         if earlier is not None:
-            _report(request, earlier, operation.done_text)
+            action_report(request, earlier, operation.done_text)
             return redirect("dashboard:storage-package-detail", package.uuid)
     form = _form(operation, package, request.POST)
     if not form.is_valid():
@@ -443,7 +425,7 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
             request, "That confirmation belongs to another action; please confirm again."
         )
         return _confirm_page(request, operation, package, _form(operation, package), status=400)
-    _report(request, result, operation.done_text)
+    action_report(request, result, operation.done_text)
     return redirect("dashboard:storage-package-detail", package.uuid)
 
 
@@ -458,7 +440,7 @@ def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpRe
                 "This download confirmation was already used. Confirm again to download once more.",
             )
         else:
-            _report(request, result, "Downloaded")
+            action_report(request, result, "Downloaded")
         return redirect("dashboard:storage-package-detail", package.uuid)
     download = opened.download
     # Streamed chunk by chunk: the package never sits in Lookout's memory.

@@ -1,0 +1,28 @@
+"""What a person is told after an action, shared by every page that offers actions."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest
+
+from dashboard import actions
+
+
+def action_report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:
+    """Tell the user what happened, in the upstream service's own words when it refused."""
+    entry = result.entry
+    label = entry.target_label or entry.target
+    if result.repeated:
+        text = (
+            "This confirmation was already submitted; nothing was sent again. "
+            f"Outcome: {entry.get_outcome_display()}."
+        )
+        if entry.upstream_message:
+            text += f" {entry.upstream_message}"
+        messages.info(request, text)
+    elif result.ok:
+        messages.success(request, f"{done_text}: {label}. {entry.upstream_message}")
+    elif entry.outcome == actions.Outcome.REFUSED:
+        messages.error(request, f"Not done for {label}: {entry.upstream_message}")
+    else:
+        messages.error(request, f"Not done for {label}. {entry.upstream_message}")
