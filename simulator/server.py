@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from types import FrameType
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from simulator.clock import SimClock
 from simulator.config import SimulatorConfig
@@ -61,9 +61,58 @@ def storage_error_body() -> tuple[str, bytes]:
     return "application/json", body
 
 
+class _KeepAliveServerHandler(ServerHandler):
+    """Answers in HTTP/1.1; closes the connection when it cannot be reused safely."""
+
+    http_version = "1.1"
+    keep_alive = True
+
+    def cleanup_headers(self) -> None:
+        super().cleanup_headers()
+        # Without a length the body ends when the connection does (streamed downloads).
+        if "Content-Length" not in self.headers:
+            self.keep_alive = False
+        if not self.keep_alive:
+            self.headers["Connection"] = "close"
+
+
 class QuietHandler(WSGIRequestHandler):
+    """HTTP/1.1 with keep-alive, like the real services' servers: clients reuse connections."""
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without this, Nagle's algorithm and
+    # delayed ACKs hold every kept-alive answer back by ~40 ms.
+    disable_nagle_algorithm = True
+
     def log_message(self, format: str, *args: object) -> None:
         """Per-request logging would drown the demo's output."""
+
+    def handle(self) -> None:
+        self.close_connection = True
+        self._handle_one()
+        while not self.close_connection:
+            self._handle_one()
+
+    def _handle_one(self) -> None:
+        self.raw_requestline = self.rfile.readline(65537)
+        if not self.raw_requestline:
+            self.close_connection = True
+            return
+        if len(self.raw_requestline) > 65536:
+            self.send_error(414)
+            self.close_connection = True
+            return
+        if not self.parse_request():
+            return
+        handler = _KeepAliveServerHandler(
+            self.rfile, self.wfile, self.get_stderr(), self.get_environ(), multithread=True
+        )
+        # A request body the app may not have read would corrupt the next request.
+        handler.keep_alive = not self.close_connection and not self.headers.get("Content-Length")
+        handler.request_handler = self  # type: ignore[attr-defined]
+        handler.run(self.server.get_app())  # type: ignore[attr-defined]
+        if not handler.keep_alive:
+            self.close_connection = True
 
 
 class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):

@@ -100,3 +100,22 @@ def test_the_management_command_takes_the_same_options() -> None:
 def test_a_simulator_that_cannot_start_says_why() -> None:
     with pytest.raises(SimulatorStartError, match="must not be negative"):
         SimulatorProcess(units=-1).start()
+
+
+def test_a_client_reuses_one_connection_for_several_requests():
+    import http.client
+
+    from tests.support.simulator_process import SimulatorProcess
+
+    with SimulatorProcess(units=3, packages=3, seed=1) as sim:
+        host, port = sim.workflow_url.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=5)
+        statuses = []
+        for _ in range(3):
+            connection.request("GET", "/api/transfer/completed/", headers=sim.auth_header)
+            response = connection.getresponse()
+            response.read()
+            statuses.append((response.status, response.version, response.will_close))
+        connection.close()
+
+    assert statuses == [(200, 11, False)] * 3
