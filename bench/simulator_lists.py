@@ -49,8 +49,9 @@ def main() -> None:
         startup = time.perf_counter() - started
         session = requests.Session()
         session.headers.update(sim.auth_header)
-        print(f"simulator --units {args.units} --packages {args.packages}: "
-              f"started in {startup:.1f} s")
+        print(
+            f"simulator --units {args.units} --packages {args.packages}: started in {startup:.1f} s"
+        )
         print("| endpoint | median ms | worst ms |")
         print("|---|---|---|")
         for base, paths in ((sim.workflow_url, WORKFLOW_LISTS), (sim.storage_url, STORAGE_LISTS)):

@@ -11,8 +11,11 @@ import logging
 from celery import shared_task
 from celery.signals import worker_ready
 
-from dashboard import services, storage_services
-from dashboard import storage_tasks  # noqa: F401  (registers the package-operation tasks)
+from dashboard import (
+    services,
+    storage_services,
+    storage_tasks,  # noqa: F401  (registers the package-operation tasks)
+)
 from dashboard.locks import cache_lock
 from dashboard.pipelines import pipeline_get, pipeline_list
 

@@ -327,8 +327,15 @@ def test_every_file_the_dockerfile_copies_exists_and_reaches_the_build_context()
 
 @pytest.mark.parametrize(
     "path",
-    ["manage.py", "requirements.txt", "config/wsgi.py", "config/settings.py",
-     "simulator/__main__.py", "static/dashboard/css/app.css", "templates/base.html"],
+    [
+        "manage.py",
+        "requirements.txt",
+        "config/wsgi.py",
+        "config/settings.py",
+        "simulator/__main__.py",
+        "static/dashboard/css/app.css",
+        "templates/base.html",
+    ],
 )
 def test_the_dockerignore_keeps_the_project_in_the_image(path):
     assert (ROOT / path).exists()
@@ -336,8 +343,15 @@ def test_the_dockerignore_keeps_the_project_in_the_image(path):
 
 
 @pytest.mark.parametrize(
-    "path", [".env", ".env.production", ".git/config", ".venv/bin/python", "var/lookout.sqlite3",
-             "config/__pycache__/settings.cpython-311.pyc"],
+    "path",
+    [
+        ".env",
+        ".env.production",
+        ".git/config",
+        ".venv/bin/python",
+        "var/lookout.sqlite3",
+        "config/__pycache__/settings.cpython-311.pyc",
+    ],
 )
 def test_the_dockerignore_keeps_secrets_and_local_state_out(path):
     assert is_dockerignored(path)

@@ -239,12 +239,25 @@ def test_a_pipelines_file_adds_pipelines_with_keys_from_key_env_and_key_file(
     key_file = tmp_path / "west-key"
     key_file.write_text("west-secret\n")
     pipelines_file = tmp_path / "pipelines.json"
-    pipelines_file.write_text(json.dumps([
-        {"slug": "east", "name": "East", "url": "https://east.example.org/", "user": "lookout",
-         "key_env": "EAST_WORKFLOW_KEY"},
-        {"slug": "west", "url": "https://west.example.org", "user": "lookout",
-         "key_file": str(key_file)},
-    ]))
+    pipelines_file.write_text(
+        json.dumps(
+            [
+                {
+                    "slug": "east",
+                    "name": "East",
+                    "url": "https://east.example.org/",
+                    "user": "lookout",
+                    "key_env": "EAST_WORKFLOW_KEY",
+                },
+                {
+                    "slug": "west",
+                    "url": "https://west.example.org",
+                    "user": "lookout",
+                    "key_file": str(key_file),
+                },
+            ]
+        )
+    )
     settings = load_settings(
         LOOKOUT_PIPELINES_FILE=str(pipelines_file),
         EAST_WORKFLOW_KEY="east-secret",
@@ -254,8 +267,11 @@ def test_a_pipelines_file_adds_pipelines_with_keys_from_key_env_and_key_file(
     pipelines = {p["slug"]: p for p in settings.LOOKOUT_PIPELINES}
     assert list(pipelines) == ["main", "east", "west"]
     assert pipelines["east"] == {
-        "slug": "east", "name": "East", "url": "https://east.example.org",
-        "user": "lookout", "key": "east-secret",
+        "slug": "east",
+        "name": "East",
+        "url": "https://east.example.org",
+        "user": "lookout",
+        "key": "east-secret",
     }
     assert pipelines["west"]["key"] == "west-secret"
     assert pipelines["west"]["name"] == "west"
@@ -395,9 +411,11 @@ def test_manage_py_check_fails_on_a_malformed_pipelines_file(tmp_path):
 
 def test_manage_py_check_refuses_a_key_in_clear_without_echoing_it(tmp_path):
     pipelines_file = tmp_path / "pipelines.json"
-    pipelines_file.write_text(json.dumps(
-        [{"slug": "east", "url": "https://east.example.org", "key": "clear-text-key-123"}]
-    ))
+    pipelines_file.write_text(
+        json.dumps(
+            [{"slug": "east", "url": "https://east.example.org", "key": "clear-text-key-123"}]
+        )
+    )
     result = run_check(tmp_path, LOOKOUT_PIPELINES_FILE=str(pipelines_file))
     assert result.returncode != 0
     assert "LOOKOUT_PIPELINES_FILE" in last_line(result.stderr)
@@ -407,9 +425,11 @@ def test_manage_py_check_refuses_a_key_in_clear_without_echoing_it(tmp_path):
 
 def test_manage_py_check_passes_with_redis_and_a_pipelines_file(tmp_path):
     pipelines_file = tmp_path / "pipelines.json"
-    pipelines_file.write_text(json.dumps(
-        [{"slug": "east", "url": "https://east.example.org", "key_env": "EAST_WORKFLOW_KEY"}]
-    ))
+    pipelines_file.write_text(
+        json.dumps(
+            [{"slug": "east", "url": "https://east.example.org", "key_env": "EAST_WORKFLOW_KEY"}]
+        )
+    )
     result = run_check(
         tmp_path,
         REDIS_URL="redis://127.0.0.1:6379/0",
@@ -452,5 +472,5 @@ def test_env_example_holds_no_secret():
 def test_env_example_values_load_once_a_secret_key_is_given(load_settings):
     settings = load_settings(**{**env_example(), "SECRET_KEY": "k" * 60})
     assert settings.LOOKOUT_PRODUCTION is True
-    assert settings.ALLOWED_HOSTS == [env_example()["ALLOWED_HOSTS"]]
+    assert [env_example()["ALLOWED_HOSTS"]] == settings.ALLOWED_HOSTS
     assert settings.LOOKOUT_PIPELINES[0]["url"] == env_example()["LOOKOUT_WORKFLOW_URL"]
