@@ -209,6 +209,21 @@ def poll_enqueue(pipeline: str) -> None:
         log.warning("could not enqueue a poll of %s after an action: %s", pipeline, exc)
 
 
+def jobs_fetch_enqueue(pipeline: str, unit_uuid: str) -> None:
+    """Someone opened a unit whose jobs Lookout has not fetched: fetch them soon.
+
+    Only the cache and the broker are touched; the upstream call happens in the worker.
+    """
+    from dashboard.services import unit_jobs_request
+    from dashboard.tasks import refresh_pipeline_jobs
+
+    unit_jobs_request(pipeline=pipeline, uuid=unit_uuid)
+    try:
+        refresh_pipeline_jobs.delay(pipeline)
+    except BrokerError as exc:
+        log.warning("could not enqueue a jobs refresh of %s: %s", pipeline, exc)
+
+
 def _workflow_client(pipeline_slug: str):  # type: ignore[no-untyped-def]
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:

@@ -34,7 +34,7 @@ from dashboard.locks import cache_lock
 from dashboard.models import StatusChange
 from dashboard.pipelines import PipelineConfig
 from dashboard.polling import is_due, next_poll_at
-from dashboard.snapshots import PENDING, UNKNOWN, UnitSnapshot
+from dashboard.snapshots import FINAL_STATUSES, PENDING, UNKNOWN, UnitSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -274,6 +274,8 @@ def _apply_status(
         )
     if changed:
         unit.updated_at = now
+        if new_status in FINAL_STATUSES and not first_sight_of_finished:
+            unit.extra["seen_finishing"] = True
     unit.extra.pop("needs_details", None)
     unit.kind = _kind(status)
     unit.status = new_status
@@ -432,16 +434,48 @@ def workflow_poll(
 # --- jobs of units (drill-down) ------------------------------------------------
 
 
-def _jobs_wanted(units: Iterable[UnitSnapshot], pipeline: str) -> list[UnitSnapshot]:
-    wanted = []
-    for unit in units:
-        if unit.hidden or unit.status in (UNKNOWN, PENDING) or not unit.kind:
-            continue
-        entry = state.jobs_load(pipeline, unit.uuid)
-        if entry is None or entry.get("unit_updated_at") != unit.updated_at:
-            wanted.append(unit)
-    # Moving units first, then the most recently changed.
-    wanted.sort(key=lambda u: (u.finished, -u.updated_at.timestamp()))
+def unit_jobs_request(*, pipeline: str, uuid: str) -> None:
+    """Ask the next jobs refresh for this unit's jobs (someone opened its page)."""
+    key = state.jobs_wanted_key(pipeline)
+    with cache_lock(key, ttl=10):
+        wanted = set(cache.get(key) or ())
+        wanted.add(uuid)
+        cache.set(key, sorted(wanted), state.STATE_TTL)
+
+
+def _take_jobs_requests(pipeline: str) -> set[str]:
+    key = state.jobs_wanted_key(pipeline)
+    with cache_lock(key, ttl=10):
+        wanted = set(cache.get(key) or ())
+        cache.delete(key)
+    return wanted
+
+
+def _jobs_wanted(
+    units: Iterable[UnitSnapshot], pipeline: str, requested: set[str]
+) -> list[UnitSnapshot]:
+    """Units whose jobs changed since they were last fetched.
+
+    Finished units only when Lookout saw them finish (one last fetch) or someone asked:
+    a big pipeline's history is not fetched job by job in the background.
+    """
+    candidates = [
+        unit
+        for unit in units
+        if not unit.hidden
+        and unit.status not in (UNKNOWN, PENDING)
+        and unit.kind
+        and (not unit.finished or unit.extra.get("seen_finishing") or unit.uuid in requested)
+    ]
+    entries = state.jobs_load_many(pipeline, [unit.uuid for unit in candidates])
+    wanted = [
+        unit
+        for unit in candidates
+        if (entry := entries.get(unit.uuid)) is None
+        or entry.get("unit_updated_at") != unit.updated_at
+    ]
+    # Pages someone is looking at first, then moving units, then the most recently changed.
+    wanted.sort(key=lambda u: (u.uuid not in requested, u.finished, -u.updated_at.timestamp()))
     return wanted
 
 
@@ -458,7 +492,8 @@ def jobs_refresh(
     started = time.monotonic()
     limit = settings.LOOKOUT_JOBS_PER_CYCLE if limit is None else limit
     units = state.units_load(pipeline.slug)
-    wanted = _jobs_wanted(units.values(), pipeline.slug)[:limit]
+    requested = _take_jobs_requests(pipeline.slug)
+    wanted = _jobs_wanted(units.values(), pipeline.slug, requested)[:limit]
     try:
         client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:

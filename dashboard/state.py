@@ -38,6 +38,16 @@ def jobs_load(pipeline: str, unit_uuid: str) -> dict[str, Any] | None:
     return cache.get(f"jobs:{pipeline}:{unit_uuid}")
 
 
+def jobs_load_many(pipeline: str, unit_uuids: list[str]) -> dict[str, dict[str, Any]]:
+    """One round trip for many units' jobs entries (missing ones are left out)."""
+    keys = {f"jobs:{pipeline}:{uuid}": uuid for uuid in unit_uuids}
+    return {keys[key]: entry for key, entry in cache.get_many(list(keys)).items()}
+
+
+def jobs_wanted_key(pipeline: str) -> str:
+    return f"jobs-wanted:{pipeline}"
+
+
 def jobs_save(pipeline: str, unit_uuid: str, entry: dict[str, Any]) -> None:
     cache.set(f"jobs:{pipeline}:{unit_uuid}", entry, JOBS_TTL)
 

@@ -5,7 +5,11 @@ from collections.abc import Iterator
 import pytest
 from django.core.cache import cache
 
+from config.celery import app as celery_app
 from tests.support.redis_server import redis_server
+
+# Tasks enqueued by views in tests go to an in-process broker, never to files in var/.
+celery_app.conf.broker_url = "memory://"
 
 LOCMEM = {
     "default": {

@@ -151,6 +151,8 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
     detail = live_selectors.unit_detail_get(uuid=str(uuid))
     if detail is None:
         return not_found(request, "This unit is not known to Lookout (or not yet).")
+    if not detail.jobs_fetched and not request.htmx:
+        actions.jobs_fetch_enqueue(detail.unit.pipeline, detail.unit.uuid)
     can_hide = (
         detail.unit.finished
         and not detail.unit.hidden

@@ -60,3 +60,51 @@ def test_it_fetches_at_most_the_per_cycle_limit():
 
     assert summary.refreshed == 2
     assert client.count("list_jobs") == 2
+
+
+def test_history_first_seen_finished_is_not_fetched_job_by_job_unless_asked():
+    pipeline = pipeline_list()[0]
+    client = FakeWorkflowClient()
+    for n in (1, 2):
+        client.add(
+            FakeUnit(
+                uuid_for(n),
+                kind=UnitKind.SIP,
+                status=UnitStatusValue.COMPLETE,
+                microservice="Remove the processing directory",
+            )
+        )
+    services.workflow_poll(pipeline=pipeline, client=client)
+    services.workflow_poll(pipeline=pipeline, client=client)
+
+    services.jobs_refresh(pipeline=pipeline, client=client)
+    assert client.count("list_jobs") == 0
+
+    services.unit_jobs_request(pipeline=pipeline.slug, uuid=uuid_for(2))
+    services.jobs_refresh(pipeline=pipeline, client=client)
+
+    assert [args[0] for name, args in client.calls if name == "list_jobs"] == [uuid_for(2)]
+
+
+def test_a_unit_seen_finishing_gets_its_final_jobs_once():
+    pipeline = pipeline_list()[0]
+    client = FakeWorkflowClient()
+    unit = client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Store AIP",
+        )
+    )
+    now = timezone.now()
+    services.workflow_poll(pipeline=pipeline, client=client, now=now)
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now)
+    unit.status = UnitStatusValue.COMPLETE
+    unit.microservice = "Remove the processing directory"
+    services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=3))
+
+    assert client.count("list_jobs") == 2

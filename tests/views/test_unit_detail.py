@@ -150,3 +150,16 @@ def test_it_escapes_a_hostile_unit_and_job_name(viewer):
 
     assert XSS_NAME not in page
     assert XSS_ESCAPED in page
+
+
+def test_opening_a_unit_whose_jobs_are_not_fetched_asks_the_worker_for_them(viewer):
+    from django.core.cache import cache
+
+    from dashboard import state
+
+    seed(unit(1, name="old one", status="COMPLETE", microservice="Remove the processing directory"))
+
+    response = viewer.get(URL)
+
+    assert response.status_code == 200
+    assert uuid_for(1) in (cache.get(state.jobs_wanted_key("default")) or [])
