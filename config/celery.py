@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("lookout")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def _redact_worker_logs(logger: Any, **kwargs: Any) -> None:
+    # The worker replaces Django's log handlers with its own: keep keys out of them too.
+    from dashboard.redaction import redact_log_handlers
+
+    redact_log_handlers(logger)

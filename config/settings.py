@@ -61,6 +61,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -232,7 +233,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Logged in and in a Lookout group, as for the pages (IsAuthenticated let in
+    # users without a role).
+    "DEFAULT_PERMISSION_CLASSES": ["dashboard.roles.HasRole"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -243,6 +246,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Read API over what Lookout has learnt from the workflow and storage services.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema is part of the API: the same people may read it.
+    "SERVE_PERMISSIONS": ["dashboard.roles.HasRole"],
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -293,7 +298,13 @@ if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        # Redacts API keys and URL passwords, whatever code logged them.
+        "plain": {
+            "()": "dashboard.redaction.RedactingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        }
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"urllib3": {"level": "WARNING"}},

@@ -31,6 +31,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -46,14 +47,21 @@ from dashboard.clients.base import (
 from dashboard.clients.workflow import get_workflow_client
 from dashboard.models import AuditEntry
 from dashboard.pipelines import pipeline_get
+from dashboard.redaction import redact_secrets
 from dashboard.snapshots import UnitSnapshot
 
 log = logging.getLogger(__name__)
 
 APPROVE_PERMISSION = "dashboard.approve_transfer"
 HIDE_PERMISSION = "dashboard.hide_unit"
+# Seconds between two jobs-refresh tasks queued because someone opened a unit page.
+JOBS_FETCH_ENQUEUE_PAUSE = 5
 
 Outcome = AuditEntry.Outcome
+UNEXPECTED_ERROR_MESSAGE = (
+    "Lookout hit an unexpected error during this action, so whether the upstream service "
+    "did it is not known. Check there before trying again."
+)
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,7 @@ def _claim(
 def _finish(entry: AuditEntry, outcome: str, status: int | None, message: str) -> None:
     entry.outcome = outcome
     entry.upstream_status = status
-    entry.upstream_message = message
+    entry.upstream_message = redact_secrets(message)
     entry.finished_at = timezone.now()
     entry.save(update_fields=["outcome", "upstream_status", "upstream_message", "finished_at"])
 
@@ -187,6 +195,11 @@ def action_perform(
         outcome, message = _failure(exc)
         log.warning("%s of %s by %s: %s", action, target, entry.actor_name, exc)
         _finish(entry, outcome, exc.status, message)
+    except Exception:
+        # A bug or an answer no parser expected: the row must not stay PENDING, and
+        # nobody can tell whether the service acted, so say so rather than guess.
+        log.exception("%s of %s by %s ended unexpectedly", action, target, entry.actor_name)
+        _finish(entry, Outcome.FAILED, None, UNEXPECTED_ERROR_MESSAGE)
     else:
         outcome = Outcome.REFUSED if answer.declined else Outcome.DONE
         _finish(entry, outcome, answer.status, answer.message)
@@ -218,9 +231,15 @@ def jobs_fetch_enqueue(pipeline: str, unit_uuid: str) -> None:
     from dashboard.tasks import refresh_pipeline_jobs
 
     unit_jobs_request(pipeline=pipeline, uuid=unit_uuid)
+    # A page reloaded in a loop must not fill the queue: one task every few seconds
+    # takes every request made meanwhile (and the scheduled refresh takes the rest).
+    marker = f"jobs-fetch-enqueued:{pipeline}"
+    if not cache.add(marker, True, JOBS_FETCH_ENQUEUE_PAUSE):
+        return
     try:
         refresh_pipeline_jobs.delay(pipeline)
     except BrokerError as exc:
+        cache.delete(marker)
         log.warning("could not enqueue a jobs refresh of %s: %s", pipeline, exc)
 
 

@@ -30,6 +30,11 @@ class UnitOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
+class UnitPagination(LimitOffsetPagination):
+    # One answer never holds every unit of a big pipeline, however large `limit` is.
+    max_limit = 1000
+
+
 class UnitListApi(APIView):
     class FilterSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=selectors.UNIT_STATUSES, required=False)
@@ -46,7 +51,7 @@ class UnitListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         units = selectors.unit_list(**filters.validated_data)
-        paginator = LimitOffsetPagination()
+        paginator = UnitPagination()
         page = paginator.paginate_queryset(units, request, view=self)
         return paginator.get_paginated_response(UnitOutputSerializer(page, many=True).data)
 

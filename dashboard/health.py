@@ -18,16 +18,16 @@ class Check:
     reason: str
 
 
-def _database() -> Check:
+def _database(*, details: bool) -> Check:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
         return Check("database", True, "answers")
     except DatabaseError as exc:
-        return Check("database", False, f"no answer: {exc}")
+        return Check("database", False, f"no answer: {exc}" if details else "no answer")
 
 
-def _cache() -> Check:
+def _cache(*, details: bool) -> Check:
     probe = uuid.uuid4().hex
     try:
         cache.set("healthz-probe", probe, 30)
@@ -35,20 +35,22 @@ def _cache() -> Check:
             return Check("cache", False, "a value written was not read back")
         return Check("cache", True, "answers")
     except Exception as exc:  # any backend failure means the cache is down
-        return Check("cache", False, f"no answer: {exc}")
+        return Check("cache", False, f"no answer: {exc}" if details else "no answer")
 
 
-def health_checks() -> list[Check]:
-    checks = [_database(), _cache()]
+def health_checks(*, details: bool = True) -> list[Check]:
+    """`details=False` leaves out error texts: /healthz answers anyone who can reach it,
+    and those texts name internal hosts and paths."""
+    checks = [_database(details=details), _cache(details=details)]
     for service in selectors.service_health_list():
         limit = selectors.STALE_AFTER_INTERVALS * service.interval_seconds
         if service.last_success_at is None:
             reason = "has never succeeded"
-            if service.last_error:
+            if details and service.last_error:
                 reason += f"; last error: {service.last_error}"
         elif service.stale:
             reason = f"last success {int(service.age_seconds or 0)} s ago (limit {limit} s)"
-            if service.last_error:
+            if details and service.last_error:
                 reason += f"; last error: {service.last_error}"
         else:
             reason = f"last success {int(service.age_seconds or 0)} s ago"

@@ -6,7 +6,15 @@ rows are the durable record that throughput and time per stage are computed from
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import models
+from django.utils import timezone
+
+# An action's upstream calls time out within seconds; a row PENDING for longer than
+# this will never be finished by the request that made it.
+PENDING_OUTCOME_UNKNOWN_AFTER = timedelta(minutes=5)
+OUTCOME_UNKNOWN = "unknown"
 
 
 class UnitKind(models.TextChoices):
@@ -89,6 +97,20 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_name} {self.action} {self.target} ({self.outcome})"
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """Still PENDING long after any upstream call would have timed out: the process
+        died between claiming the action and recording its answer."""
+        return (
+            self.outcome == self.Outcome.PENDING
+            and timezone.now() - self.requested_at > PENDING_OUTCOME_UNKNOWN_AFTER
+        )
+
+    @property
+    def shown_outcome(self) -> str:
+        """The outcome for pages: `unknown` for a row stuck in PENDING."""
+        return OUTCOME_UNKNOWN if self.outcome_unknown else self.outcome
 
 
 class FixityCheck(models.Model):

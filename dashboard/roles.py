@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from rest_framework.permissions import BasePermission
 
 from dashboard.models import Role
 
@@ -44,6 +45,19 @@ def user_has_role(user: AbstractBaseUser | AnonymousUser) -> bool:
     if user.is_superuser:
         return True
     return user.groups.filter(name__in=[r.value for r in Role]).exists()  # type: ignore[union-attr]
+
+
+class HasRole(BasePermission):
+    """API access for the same people as the pages: a logged-in user with a role.
+
+    Applies to session and token authentication alike, so a token made for a user
+    who has since lost their role stops working too.
+    """
+
+    message = "Your account has no Lookout role."
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        return user_has_role(request.user)
 
 
 def sync_role_groups(**kwargs: Any) -> None:

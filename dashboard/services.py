@@ -34,6 +34,7 @@ from dashboard.locks import cache_lock
 from dashboard.models import StatusChange
 from dashboard.pipelines import PipelineConfig
 from dashboard.polling import is_due, next_poll_at
+from dashboard.redaction import redact_secrets
 from dashboard.snapshots import FINAL_STATUSES, PENDING, UNKNOWN, UnitSnapshot
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def service_poll_record(
             previous,
             last_attempt_at=started_at,
             last_success_at=started_at if ok else previous.last_success_at,
-            last_error="" if ok else error,
+            last_error="" if ok else redact_secrets(error),
             last_error_at=previous.last_error_at if ok else started_at,
             last_duration_ms=duration_ms,
             last_request_count=requests,
@@ -359,7 +360,9 @@ def workflow_poll(
         found = _discover(client)
     except UpstreamError as exc:
         log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
-        return finish(PollSummary(service=service, ok=False, requests=1, error=str(exc)))
+        return finish(
+            PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
+        )
 
     for registration in _take_registrations(pipeline.slug):
         unit = units.setdefault(
@@ -497,7 +500,7 @@ def jobs_refresh(
     try:
         client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:
-        return PollSummary(service=service, ok=False, error=str(exc))
+        return PollSummary(service=service, ok=False, error=redact_secrets(str(exc)))
     results = _parallel(lambda unit: client.list_jobs(unit.uuid, detailed=True), wanted)
     failed = 0
     for unit, result in results:

@@ -54,6 +54,7 @@ from dashboard.clients.storage import (
     get_storage_client,
 )
 from dashboard.models import FixityCheck, StoragePackage
+from dashboard.redaction import redact_secrets
 from dashboard.services import PollSummary, plain, service_poll_record
 
 log = logging.getLogger(__name__)
@@ -517,7 +518,7 @@ def storage_poll(
             log.info("storage poll: %s", note)
     except UpstreamError as exc:
         log.warning("storage poll failed: %s", exc)
-        error = str(exc)
+        error = redact_secrets(str(exc))
         requests += 1
     ok = not error
     if ok:
@@ -607,7 +608,9 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
     try:
         details["pointer"] = client.get_pointer_file(uuid)
     except StorageNotFound as exc:
-        details["pointer_error"] = exc.upstream_message or "This package has no pointer file."
+        details["pointer_error"] = (
+            _readable(exc) if exc.upstream_message else ("This package has no pointer file.")
+        )
     except StorageError as exc:
         details["pointer_error"] = _readable(exc)
     cache.set(details_key(uuid), details, DETAILS_TTL)
@@ -639,7 +642,7 @@ def package_details_request(*, uuid: str) -> bool:
 
 
 def _readable(exc: UpstreamError) -> str:
-    return exc.upstream_message or exc.message
+    return redact_secrets(exc.upstream_message or exc.message)
 
 
 # --------------------------------------------------------------------------- fixity
@@ -681,5 +684,5 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
 def fixity_check_fail(*, check_id: int, reason: str) -> None:
     """Record why a check never ran (e.g. the task gave up)."""
     FixityCheck.objects.filter(pk=check_id, checked_at__isnull=True).update(
-        error=reason[:2000], checked_at=timezone.now()
+        error=redact_secrets(reason)[:2000], checked_at=timezone.now()
     )

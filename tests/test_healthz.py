@@ -3,9 +3,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import DatabaseError
 from django.utils import timezone
 
 from dashboard import services
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +45,28 @@ def test_it_answers_503_naming_the_poller_that_fell_behind(client):
     assert response.status_code == 503
     check = response.json()["checks"]["poll:workflow:default"]
     assert check["ok"] is False
-    assert "connection refused" in check["reason"]
+    assert "connection refused" not in check["reason"]
     assert response.json()["checks"]["poll:storage"]["ok"] is True
+
+
+def test_it_gives_the_last_error_only_to_someone_with_a_role(client):
+    record("workflow:default", ok=False, ago=timedelta(seconds=5), error="connection refused")
+    client.force_login(make_user("vera", "viewer"))
+
+    check = client.get("/healthz").json()["checks"]["poll:workflow:default"]
+
+    assert check["reason"] == "has never succeeded; last error: connection refused"
+
+
+def test_it_keeps_a_database_error_text_from_anonymous_callers(client, monkeypatch):
+    def broken_cursor():
+        raise DatabaseError("could not connect to server db.internal:5432")
+
+    monkeypatch.setattr("dashboard.health.connection.cursor", broken_cursor)
+
+    check = client.get("/healthz").json()["checks"]["database"]
+
+    assert check == {"ok": False, "reason": "no answer"}
 
 
 def test_it_answers_503_before_any_poll_has_run(client):

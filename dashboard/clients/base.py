@@ -482,7 +482,8 @@ class ApiClient:
         base = urlsplit(self.base_url)
         if (parts.scheme, parts.netloc) != (base.scheme, base.netloc):
             raise self.errors.response(
-                f"{self.service} service sent a paging link to another host: {absolute}",
+                f"{self.service} service sent a paging link to another host: "
+                f"{self._redact(absolute)}",
                 service=self.service,
                 url=self._redact(absolute),
             )

@@ -33,6 +33,7 @@ OUTCOME_LABELS: dict[str, tuple[str, str, str]] = {
     "done": ("complete", "✓", "Done"),
     "refused": ("rejected", "⊘", "Refused"),
     "failed": ("failed", "✗", "Failed"),
+    "unknown": ("unknown", "?", "Outcome unknown (interrupted)"),
 }
 
 

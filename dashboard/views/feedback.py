@@ -13,9 +13,13 @@ def action_report(request: HttpRequest, result: actions.ActionResult, done_text:
     entry = result.entry
     label = entry.target_label or entry.target
     if result.repeated:
+        outcome = (
+            "unknown, the first submit was interrupted; check the upstream service"
+            if entry.outcome_unknown
+            else entry.get_outcome_display()
+        )
         text = (
-            "This confirmation was already submitted; nothing was sent again. "
-            f"Outcome: {entry.get_outcome_display()}."
+            f"This confirmation was already submitted; nothing was sent again. Outcome: {outcome}."
         )
         if entry.upstream_message:
             text += f" {entry.upstream_message}"
