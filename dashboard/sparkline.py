@@ -76,8 +76,10 @@ def sparkline_text(values: Sequence[float], *, subject: str, period: str) -> str
     numbers = _checked(values)
     if not numbers:
         return f"No {subject} recorded yet."
+    total = sum(numbers)
+    noun = subject[:-1] if total == 1 and subject.endswith("s") else subject
     return (
-        f"{_count(sum(numbers))} {subject} over the last {len(numbers)} {period}s; "
+        f"{_count(total)} {noun} over the last {len(numbers)} {period}s; "
         f"busiest {period}: {_count(max(numbers))}; latest {period}: {_count(numbers[-1])}."
     )
 

@@ -84,3 +84,12 @@ def test_no_values_give_a_baseline_and_say_so():
 
     assert polyline_points(chart.svg) == [(0, 20 - PADDING), (100, 20 - PADDING)]
     assert chart.text == "No completions recorded yet."
+
+
+def test_the_sentence_says_one_completion_not_one_completions():
+    assert sparkline_text([0, 1, 0], subject="completions", period="hour").startswith(
+        "1 completion over the last 3 hours"
+    )
+    assert sparkline_text([2, 1], subject="completions", period="hour").startswith(
+        "3 completions over"
+    )

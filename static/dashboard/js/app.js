@@ -6,8 +6,20 @@
   function openDialogs(root) {
     root.querySelectorAll("dialog[data-open-on-load]").forEach(function (dialog) {
       if (dialog.open || typeof dialog.showModal !== "function") return;
-      dialog.addEventListener("close", function () { dialog.remove(); });
+      var opener = document.activeElement;
+      var openerHref = opener && opener.getAttribute ? opener.getAttribute("href") : null;
+      dialog.addEventListener("close", function () {
+        dialog.remove();
+        // A live poll may have replaced the link that opened the dialog: give focus to its
+        // successor (same address), or to the page, never lose it to the body.
+        if (opener && opener.isConnected) return;
+        var successor = openerHref && document.querySelector('a[href="' + CSS.escape(openerHref) + '"]');
+        (successor || document.getElementById("main")).focus();
+      });
       dialog.showModal();
+      // Start on Cancel: a stray Enter must not approve or hide anything.
+      var cancel = dialog.querySelector("[data-dialog-close]");
+      if (cancel) cancel.focus();
     });
   }
 
@@ -22,6 +34,13 @@
     if (dialog) {
       event.preventDefault();
       dialog.close();
+    }
+  });
+
+  // A one-time address (a new wall link) is selected whole when focused, ready to copy.
+  document.addEventListener("focusin", function (event) {
+    if (event.target.matches && event.target.matches("input[data-select-on-focus]")) {
+      event.target.select();
     }
   });
 })();
