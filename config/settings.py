@@ -136,12 +136,13 @@ else:
     CELERY_BROKER_URL = "filesystem://"
     _broker_dir = VAR_DIR / "celery-broker"
     # Kombu's filesystem transport expects its folders to exist.
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 
