@@ -6,7 +6,7 @@ Seeds the cache the way the pollers do (N units in mixed states, each with its j
 and tasks, about a tenth waiting for a decision), logs in an operator, and times full
 GETs of `/`, `/units/` and `/waiting/` through Django's test client (middleware,
 session, auth, template rendering). Prints the median and p95 per page; `--write`
-appends the figures and the command to BENCHMARKS.md.
+writes the figures and the command into BENCHMARKS.md, replacing an older run's.
 Target: every page under 50 ms at the median with 1,000 units.
 """
 
@@ -177,7 +177,11 @@ def main() -> None:
         default="locmem",
         help="locmem measures rendering; db is the embedded default deployment",
     )
-    parser.add_argument("--write", action="store_true", help="append the figures to BENCHMARKS.md")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write the figures into BENCHMARKS.md (replacing an older run)",
+    )
     args = parser.parse_args()
     command = "python bench/render_pages.py " + " ".join(sys.argv[1:])
 
@@ -192,7 +196,18 @@ def main() -> None:
         heading = f"## Live pages: full render from the {backend}"
         existing = target.read_text() if target.exists() else "# Benchmarks\n"
         stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-        target.write_text(f"{existing.rstrip()}\n\n{heading} ({stamp})\n\n{text}\n")
+        section = f"{heading} ({stamp})\n\n{text}\n"
+        target.write_text(replace_section(existing, heading, section))
+
+
+def replace_section(document: str, heading: str, section: str) -> str:
+    """Put `section` where the section starting with `heading` was, or at the end."""
+    start = document.find(f"\n{heading}")
+    if start == -1:
+        return f"{document.rstrip()}\n\n{section}"
+    following = document.find("\n## ", start + 1)
+    rest = document[following:] if following != -1 else "\n"
+    return f"{document[:start].rstrip()}\n\n{section}{rest}"
 
 
 if __name__ == "__main__":
