@@ -113,6 +113,10 @@ class AuditEntry(models.Model):
         return OUTCOME_UNKNOWN if self.outcome_unknown else self.outcome
 
 
+# A fixity task still without a result after this long is shown as lost, not running.
+FIXITY_LOST_AFTER = timedelta(minutes=30)
+
+
 class FixityCheck(models.Model):
     """The result of one fixity check of a package, kept as history."""
 
@@ -131,6 +135,15 @@ class FixityCheck(models.Model):
 
     def __str__(self) -> str:
         return f"fixity of {self.package_uuid} at {self.requested_at}: {self.success}"
+
+    @property
+    def running(self) -> bool:
+        return self.checked_at is None and not self.lost
+
+    @property
+    def lost(self) -> bool:
+        """No result long after it was asked for: its task was lost (worker killed, say)."""
+        return self.checked_at is None and timezone.now() - self.requested_at > FIXITY_LOST_AFTER
 
 
 class WallLink(models.Model):

@@ -426,7 +426,7 @@ class PackageDetail:
 
     @property
     def fixity_running(self) -> bool:
-        return any(check.checked_at is None for check in self.fixity_checks)
+        return any(check.running for check in self.fixity_checks)
 
 
 def _packages_by_uuid(uuids: list[str]) -> tuple[StoragePackage | str, ...]:

@@ -438,3 +438,28 @@ def test_an_htmx_request_gets_only_the_live_part_of_a_package(client, polled, vi
     body = response.content.decode()
     assert 'id="package-live"' in body and "<html" not in body
     assert "Deletion requested" in body
+
+
+def test_a_fixity_check_without_a_result_for_long_is_shown_as_lost_not_running(
+    client, polled, viewer
+):
+    from dashboard.models import FixityCheck
+
+    FixityCheck.objects.create(
+        package_uuid=package_uuid(1),
+        requested_by="otto",
+        requested_at=timezone.now() - timedelta(hours=2),
+    )
+    FixityCheck.objects.create(
+        package_uuid=package_uuid(2),
+        requested_by="otto",
+        requested_at=timezone.now() - timedelta(minutes=1),
+    )
+    client.force_login(viewer)
+
+    lost = client.get(reverse("dashboard:storage-package-detail", args=[package_uuid(1)]))
+    running = client.get(reverse("dashboard:storage-package-detail", args=[package_uuid(2)]))
+
+    assert "task was lost" in lost.content.decode()
+    assert "Running" not in lost.content.decode()
+    assert "Running" in running.content.decode()
