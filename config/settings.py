@@ -238,7 +238,7 @@ REST_FRAMEWORK = {
     # users without a role).
     "DEFAULT_PERMISSION_CLASSES": ["dashboard.roles.HasRole"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api_pagination.ApiPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
 }

@@ -6,12 +6,12 @@ from dataclasses import asdict
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard import selectors
+from dashboard.api_pagination import paginated_response
 from dashboard.snapshots import UnitSnapshot
 
 
@@ -30,11 +30,6 @@ class UnitOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class UnitPagination(LimitOffsetPagination):
-    # One answer never holds every unit of a big pipeline, however large `limit` is.
-    max_limit = 1000
-
-
 class UnitListApi(APIView):
     class FilterSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=selectors.UNIT_STATUSES, required=False)
@@ -51,9 +46,7 @@ class UnitListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         units = selectors.unit_list(**filters.validated_data)
-        paginator = UnitPagination()
-        page = paginator.paginate_queryset(units, request, view=self)
-        return paginator.get_paginated_response(UnitOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, units, UnitOutputSerializer)
 
 
 class TaskSummarySerializer(serializers.Serializer):

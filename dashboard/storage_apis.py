@@ -10,26 +10,13 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard import storage_selectors
+from dashboard.api_pagination import paginated_response
 from dashboard.models import StoragePackage
-
-
-class StoragePagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 1000
-
-
-def _paginated(
-    request: Request, view: APIView, items: Any, serializer: type[serializers.Serializer]
-) -> Response:
-    paginator = StoragePagination()
-    page = paginator.paginate_queryset(items, request, view=view)
-    return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
 @extend_schema_serializer(component_name="StorageUsage")
@@ -50,7 +37,9 @@ class PipelineListApi(APIView):
         responses=OutputSerializer(many=True), summary="Pipelines the storage service knows"
     )
     def get(self, request: Request) -> Response:
-        return _paginated(request, self, storage_selectors.pipeline_list(), self.OutputSerializer)
+        return paginated_response(
+            request, self, storage_selectors.pipeline_list(), self.OutputSerializer
+        )
 
 
 class SpaceListApi(APIView):
@@ -74,7 +63,7 @@ class SpaceListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         spaces = storage_selectors.space_list(**filters.validated_data)
-        return _paginated(request, self, spaces, self.OutputSerializer)
+        return paginated_response(request, self, spaces, self.OutputSerializer)
 
 
 class LocationListApi(APIView):
@@ -105,7 +94,7 @@ class LocationListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         data = {k: str(v) for k, v in filters.validated_data.items()}
-        return _paginated(
+        return paginated_response(
             request, self, storage_selectors.location_list(**data), self.OutputSerializer
         )
 
@@ -154,7 +143,7 @@ class PackageListApi(APIView):
         filters.is_valid(raise_exception=True)
         data = {k: str(v) for k, v in filters.validated_data.items()}
         packages = storage_selectors.package_list(**data)
-        return _paginated(request, self, packages, PackageOutputSerializer)
+        return paginated_response(request, self, packages, PackageOutputSerializer)
 
 
 class PackageDetailApi(APIView):

@@ -67,7 +67,7 @@ def test_anonymous_callers_are_refused(url):
 
 
 def test_the_unit_list_caps_a_huge_limit(monkeypatch):
-    monkeypatch.setattr("dashboard.apis.UnitPagination.max_limit", 2)
+    monkeypatch.setattr("dashboard.api_pagination.ApiPagination.max_limit", 2)
     state.units_save("default", {u.uuid: u for u in seed_units(3)})
     client = Client()
     client.force_login(make_user("vera", "viewer"))
