@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
@@ -30,7 +29,6 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
-from dashboard.locks import cache_lock
 from dashboard.models import StatusChange
 from dashboard.pipelines import PipelineConfig
 from dashboard.polling import is_due, next_poll_at
@@ -128,21 +126,11 @@ def plain(value: Any) -> Any:
 
 def unit_register(*, pipeline: str, uuid: str, kind: str = "", name: str = "") -> None:
     """Make the next poll track a unit the discovery lists cannot show (a running one)."""
-    key = state.registrations_key(pipeline)
-    with cache_lock(key, ttl=10) as acquired:
-        if not acquired:
-            time.sleep(0.2)
-        pending = cache.get(key) or []
-        pending.append({"uuid": uuid, "kind": kind, "name": name})
-        cache.set(key, pending, state.STATE_TTL)
+    state.mailbox_put(state.registrations_key(pipeline), {"uuid": uuid, "kind": kind, "name": name})
 
 
 def _take_registrations(pipeline: str) -> list[dict[str, str]]:
-    key = state.registrations_key(pipeline)
-    with cache_lock(key, ttl=10):
-        pending = cache.get(key) or []
-        cache.delete(key)
-    return pending
+    return state.mailbox_take(state.registrations_key(pipeline))
 
 
 # --- workflow poll ------------------------------------------------------------
@@ -439,19 +427,11 @@ def workflow_poll(
 
 def unit_jobs_request(*, pipeline: str, uuid: str) -> None:
     """Ask the next jobs refresh for this unit's jobs (someone opened its page)."""
-    key = state.jobs_wanted_key(pipeline)
-    with cache_lock(key, ttl=10):
-        wanted = set(cache.get(key) or ())
-        wanted.add(uuid)
-        cache.set(key, sorted(wanted), state.STATE_TTL)
+    state.mailbox_put(state.jobs_wanted_key(pipeline), uuid)
 
 
 def _take_jobs_requests(pipeline: str) -> set[str]:
-    key = state.jobs_wanted_key(pipeline)
-    with cache_lock(key, ttl=10):
-        wanted = set(cache.get(key) or ())
-        cache.delete(key)
-    return wanted
+    return set(state.mailbox_take(state.jobs_wanted_key(pipeline)))
 
 
 def _jobs_wanted(

@@ -7,12 +7,15 @@ Entries live for a week, so an upstream outage leaves the last state readable.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 
+from dashboard.locks import cache_lock
 from dashboard.snapshots import UnitSnapshot
 
 STATE_TTL = 7 * 24 * 3600
@@ -111,3 +114,33 @@ def hidden_add(pipeline: str, unit_uuid: str) -> None:
     hidden = hidden_load(pipeline)
     hidden.add(unit_uuid)
     cache.set(f"hidden:{pipeline}", sorted(hidden), STATE_TTL)
+
+
+# --- mailboxes: requests from pages and actions, taken by the next poll ----------
+
+MAILBOX_LOCK_WAIT = 2.0
+
+
+def _with_mailbox_lock(key: str, change: Callable[[list[Any]], list[Any] | None]) -> list[Any]:
+    """Read-modify-write one mailbox under its lock; returns what it held before."""
+    deadline = time.monotonic() + MAILBOX_LOCK_WAIT
+    while True:
+        with cache_lock(key, ttl=10) as acquired:
+            if acquired or time.monotonic() >= deadline:
+                held = list(cache.get(key) or [])
+                kept = change(held)
+                if kept:
+                    cache.set(key, kept, STATE_TTL)
+                else:
+                    cache.delete(key)
+                return held
+        time.sleep(0.05)
+
+
+def mailbox_put(key: str, item: Any) -> None:
+    _with_mailbox_lock(key, lambda held: [*held, item])
+
+
+def mailbox_take(key: str) -> list[Any]:
+    """Everything left in the mailbox, which is emptied."""
+    return _with_mailbox_lock(key, lambda held: None)
