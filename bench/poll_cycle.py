@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
+from dashboard.services import units as unit_services
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -82,9 +84,8 @@ def main() -> None:
         from django.conf import settings
         from django.utils import timezone
 
-        from dashboard import services
         from dashboard.clients.workflow import WorkflowClient, WorkflowError
-        from dashboard.pipelines import pipeline_list
+        from dashboard.lib.pipelines import pipeline_list
 
         if args.concurrency:
             settings.LOOKOUT_POLL_CONCURRENCY = args.concurrency
@@ -100,7 +101,7 @@ def main() -> None:
         with ThreadPoolExecutor(max_workers=32) as pool:
             uuids = list(pool.map(start, range(args.units)))
         for uuid in uuids:
-            services.unit_register(pipeline=pipeline.slug, uuid=uuid, kind="transfer")
+            unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid, kind="transfer")
 
         counted = {"requests": 0}
 
@@ -114,7 +115,9 @@ def main() -> None:
             return client
 
         now = timezone.now()
-        services.workflow_poll(pipeline=pipeline, client=counting_client(), now=now)  # learn them
+        unit_services.workflow_poll(
+            pipeline=pipeline, client=counting_client(), now=now
+        )  # learn them
 
         lookout_times, lookout_requests = [], []
         for run in range(1, args.runs + 1):
@@ -122,7 +125,7 @@ def main() -> None:
             client = counting_client()
             later = now + timedelta(seconds=11 * run)  # every unit due again
             started = time.perf_counter()
-            summary = services.workflow_poll(pipeline=pipeline, client=client, now=later)
+            summary = unit_services.workflow_poll(pipeline=pipeline, client=client, now=later)
             lookout_times.append(time.perf_counter() - started)
             lookout_requests.append(counted["requests"])
             assert summary.ok, summary.line()

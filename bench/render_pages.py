@@ -21,6 +21,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from dashboard.lib import cache_state as state
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -67,8 +69,7 @@ def configure_django(workdir: str, cache: str) -> None:
 
 def seed(units: int) -> None:
     """N units and their jobs in the cache, plus a fresh poll record."""
-    from dashboard import state
-    from dashboard.snapshots import UnitSnapshot
+    from dashboard.lib.snapshots import UnitSnapshot
 
     now = datetime.now(UTC)
     slug = "default"

@@ -26,6 +26,8 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from dashboard.services import storage as storage_services
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -74,7 +76,6 @@ def timed(func):  # type: ignore[no-untyped-def]
 
 
 def sync_figures(sim) -> list[tuple[str, float, int, str]]:
-    from dashboard import storage_services
     from dashboard.clients.storage import StorageClient
 
     client = StorageClient(sim.storage_url, sim.user, sim.key)
@@ -140,7 +141,6 @@ def download_figures(sim) -> tuple[float, float]:
     import requests
     from django.test import Client
 
-    from dashboard import storage_services
     from tests.support.users import make_user
 
     package_uuid = str(uuid.uuid4())

@@ -34,6 +34,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dashboard.services import storage as storage_services
+from dashboard.services import units as unit_services
+from dashboard.services import wall_links
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -214,9 +218,8 @@ def main() -> int:
         from django.core.handlers.wsgi import WSGIHandler
         from playwright.sync_api import sync_playwright
 
-        from dashboard import services, storage_services, wall
         from dashboard.clients.workflow import WorkflowClient, WorkflowError
-        from dashboard.pipelines import pipeline_list
+        from dashboard.lib.pipelines import pipeline_list
 
         pipeline = pipeline_list()[0]
         starter = WorkflowClient(sim.workflow_url, sim.user, sim.key)
@@ -224,9 +227,9 @@ def main() -> int:
         gate = WallGate(WSGIHandler())
         server = LookoutServer(gate)
         server.start()
-        token = wall.wall_link_create(name="soak").token
+        token = wall_links.wall_link_create(name="soak").token
         url = f"http://127.0.0.1:{server.port}/wall/{token}/"
-        services.workflow_poll(pipeline=pipeline)
+        unit_services.workflow_poll(pipeline=pipeline)
         storage_services.storage_poll()
 
         samples: list[Sample] = []
@@ -273,10 +276,12 @@ def main() -> int:
                         except WorkflowError as exc:
                             print(f"could not start a transfer: {exc}", file=sys.stderr)
                             continue
-                        services.unit_register(pipeline=pipeline.slug, uuid=uuid, kind="transfer")
+                        unit_services.unit_register(
+                            pipeline=pipeline.slug, uuid=uuid, kind="transfer"
+                        )
                     started_transfers += args.transfers_per_hour
                 if now >= next_poll:
-                    services.workflow_poll(pipeline=pipeline)
+                    unit_services.workflow_poll(pipeline=pipeline)
                     polls += 1
                     if polls % 5 == 0:
                         storage_services.storage_poll()

@@ -19,6 +19,6 @@ app.autodiscover_tasks()
 @after_setup_task_logger.connect
 def _redact_worker_logs(logger: Any, **kwargs: Any) -> None:
     # The worker replaces Django's log handlers with its own: keep keys out of them too.
-    from dashboard.redaction import redact_log_handlers
+    from dashboard.lib.secret_redaction import redact_log_handlers
 
     redact_log_handlers(logger)

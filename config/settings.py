@@ -236,9 +236,9 @@ REST_FRAMEWORK = {
     ],
     # Logged in and in a Lookout group, as for the pages (IsAuthenticated let in
     # users without a role).
-    "DEFAULT_PERMISSION_CLASSES": ["dashboard.roles.HasRole"],
+    "DEFAULT_PERMISSION_CLASSES": ["dashboard.api.permissions.HasRole"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "dashboard.api_pagination.ApiPagination",
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api.pagination.ApiPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
 }
@@ -248,7 +248,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema is part of the API: the same people may read it.
-    "SERVE_PERMISSIONS": ["dashboard.roles.HasRole"],
+    "SERVE_PERMISSIONS": ["dashboard.api.permissions.HasRole"],
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -302,7 +302,7 @@ LOGGING = {
     "formatters": {
         # Redacts API keys and URL passwords, whatever code logged them.
         "plain": {
-            "()": "dashboard.redaction.RedactingFormatter",
+            "()": "dashboard.lib.secret_redaction.RedactingFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
         }
     },

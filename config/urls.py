@@ -6,6 +6,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("api/v1/", include("dashboard.api_urls")),
+    path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]

@@ -11,7 +11,7 @@ class DashboardConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.models import User
 
-        from dashboard.roles import sync_role_groups, sync_staff_flag
+        from dashboard.services.roles import sync_role_groups, sync_staff_flag
 
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)

@@ -1,6 +1,6 @@
 """What Lookout keeps in its own database: the history of status changes.
 
-The current state of every unit lives in the cache (see `dashboard.state`); these
+The current state of every unit lives in the cache (see `dashboard.lib.cache_state`); these
 rows are the durable record that throughput and time per stage are computed from.
 """
 
@@ -43,14 +43,6 @@ class StatusChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.unit_uuid}: {self.from_status or '-'} -> {self.to_status} at {self.at}"
-
-
-class Role(models.TextChoices):
-    """The groups a user can be put in; `roles.py` gives what each may do."""
-
-    VIEWER = "viewer", "Viewer"
-    OPERATOR = "operator", "Operator"
-    ADMIN = "admin", "Admin"
 
 
 class AuditEntry(models.Model):
@@ -171,7 +163,7 @@ class WallLink(models.Model):
 # --- Storage service: package mirror ------------------------------------------------
 # The read model of the package pages and API. The storage service has no ordering and
 # no modified-since filter, so 100,000 packages cannot be listed live; the storage
-# poller keeps this table in step (see `dashboard.storage_services`).
+# poller keeps this table in step (see `dashboard.services.storage`).
 
 
 class StoragePackage(models.Model):

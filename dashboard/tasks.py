@@ -2,6 +2,9 @@
 
 Each poll holds a cache lock slightly shorter-lived than its hard time limit, so an
 overlapping run skips quietly and a dead worker never blocks polling for long.
+
+The `*_enqueue` functions at the end are how views and the API queue work: services
+never import this module, so a service that needs work queued takes a callable.
 """
 
 from __future__ import annotations
@@ -9,15 +12,16 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
+from django.core.cache import cache
+from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard import (
-    services,
-    storage_services,
-    storage_tasks,  # noqa: F401  (registers the package-operation tasks)
-)
-from dashboard.locks import cache_lock
-from dashboard.pipelines import pipeline_get, pipeline_list
+from dashboard.clients.storage import StorageError
+from dashboard.lib.locks import cache_lock
+from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.services import storage as storage_services
+from dashboard.services import units as unit_services
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +45,7 @@ def poll_pipeline(slug: str) -> str:
     with cache_lock(f"poll-workflow:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return services.workflow_poll(pipeline=pipeline).line()
+        return unit_services.workflow_poll(pipeline=pipeline).line()
 
 
 @shared_task(ignore_result=True)
@@ -58,7 +62,7 @@ def refresh_pipeline_jobs(slug: str) -> str:
     with cache_lock(f"refresh-jobs:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return services.jobs_refresh(pipeline=pipeline).line()
+        return unit_services.jobs_refresh(pipeline=pipeline).line()
 
 
 @shared_task(ignore_result=True, soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT)
@@ -75,3 +79,110 @@ def poll_everything_at_start(**kwargs: object) -> None:
     poll_workflow.delay()
     refresh_jobs.delay()
     poll_storage.delay()
+
+
+# --- storage: fixity checks and package details ---------------------------------
+
+# A fixity check reads the whole package on the storage side: give it time.
+FIXITY_SOFT_LIMIT = 15 * 60
+FIXITY_HARD_LIMIT = FIXITY_SOFT_LIMIT + 60
+DETAILS_SOFT_LIMIT = 50
+DETAILS_HARD_LIMIT = 60
+
+
+@shared_task(ignore_result=True, soft_time_limit=FIXITY_SOFT_LIMIT, time_limit=FIXITY_HARD_LIMIT)
+def check_package_fixity(check_id: int) -> str:
+    try:
+        check = storage_services.fixity_check_run(check_id=check_id)
+    except SoftTimeLimitExceeded:
+        storage_services.fixity_check_fail(
+            check_id=check_id, reason=f"No answer within {FIXITY_SOFT_LIMIT // 60} minutes."
+        )
+        return "timed out"
+    if check.error:
+        return f"error: {check.error}"
+    return {True: "passed", False: "failed", None: "not checked"}[check.success]
+
+
+@shared_task(ignore_result=True, soft_time_limit=DETAILS_SOFT_LIMIT, time_limit=DETAILS_HARD_LIMIT)
+def fetch_package_details(package_uuid: str) -> str:
+    # One fetch per package at a time, however many people open its page.
+    with cache_lock(f"package-details:{package_uuid}", ttl=DETAILS_HARD_LIMIT) as acquired:
+        if not acquired:
+            return "skipped"
+        try:
+            storage_services.package_details_refresh(uuid=package_uuid)
+        except StorageError as exc:
+            log.warning("details of package %s not fetched: %s", package_uuid, exc)
+            return f"error: {exc}"
+        return "fetched"
+
+
+# --- queueing, for views and the API ------------------------------------------------
+
+# Seconds between two jobs-refresh tasks queued because someone opened a unit page.
+JOBS_FETCH_ENQUEUE_PAUSE = 5
+# Seconds between two fetches of one package's details queued by its page.
+DETAILS_REQUEST_PAUSE = 60
+
+
+def poll_pipeline_enqueue(slug: str) -> None:
+    """Ask the worker for a poll of one pipeline now, so the pages show an action soon."""
+    try:
+        poll_pipeline.delay(slug)
+    except (BrokerError, OSError) as exc:
+        # The scheduled poll catches up anyway; the action itself succeeded.
+        log.warning("could not enqueue a poll of %s after an action: %s", slug, exc)
+
+
+def poll_storage_enqueue() -> None:
+    """Ask the worker for a storage poll now; the scheduled one catches up otherwise."""
+    try:
+        poll_storage.delay()
+    except (BrokerError, OSError) as exc:
+        log.warning("could not enqueue a storage poll after an action: %s", exc)
+
+
+def jobs_fetch_enqueue(pipeline: str, unit_uuid: str) -> None:
+    """Someone opened a unit whose jobs Lookout has not fetched: fetch them soon.
+
+    Only the cache and the broker are touched; the upstream call happens in the worker.
+    """
+    unit_services.unit_jobs_request(pipeline=pipeline, uuid=unit_uuid)
+    # A page reloaded in a loop must not fill the queue: one task every few seconds
+    # takes every request made meanwhile (and the scheduled refresh takes the rest).
+    marker = f"jobs-fetch-enqueued:{pipeline}"
+    if not cache.add(marker, True, JOBS_FETCH_ENQUEUE_PAUSE):
+        return
+    try:
+        refresh_pipeline_jobs.delay(pipeline)
+    except (BrokerError, OSError) as exc:
+        cache.delete(marker)
+        log.warning("could not enqueue a jobs refresh of %s: %s", pipeline, exc)
+
+
+def package_details_enqueue(uuid: str) -> bool:
+    """Queue a fetch of contents and pointer file, at most once a minute per package.
+
+    Returns whether a fetch was queued. The page shows the result when it arrives.
+    """
+    marker = f"storage:details-requested:{uuid}"
+    if not cache.add(marker, True, DETAILS_REQUEST_PAUSE):
+        return False
+    try:
+        fetch_package_details.delay(uuid)
+    except (BrokerError, OSError) as exc:
+        log.warning("could not queue the details of package %s: %s", uuid, exc)
+        cache.delete(marker)
+        return False
+    return True
+
+
+def fixity_check_enqueue(check_id: int) -> None:
+    """Queue a recorded fixity check; if the broker refuses, the check says why."""
+    try:
+        check_package_fixity.delay(check_id)
+    except (BrokerError, OSError) as exc:
+        storage_services.fixity_check_fail(
+            check_id=check_id, reason=f"The check could not be queued: {exc}"
+        )

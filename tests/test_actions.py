@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from dashboard import actions, state
-from dashboard.actions import ActionNotPossible, UpstreamAnswer, action_perform
 from dashboard.clients.workflow import WorkflowResponseError
+from dashboard.lib import cache_state as state
 from dashboard.models import AuditEntry
+from dashboard.services import actions
+from dashboard.services.actions import ActionNotPossible, UpstreamAnswer, action_perform
 from tests.fakes import FakeUnit, FakeWorkflowClient
 from tests.support.users import make_user
 from tests.views.seed import PIPELINE, seed, unit, uuid_for, waiting_unit
@@ -24,10 +25,19 @@ def fake(monkeypatch) -> FakeWorkflowClient:
 
 
 @pytest.fixture
-def polls(monkeypatch) -> list[str]:
-    enqueued: list[str] = []
-    monkeypatch.setattr(actions, "poll_enqueue", enqueued.append)
-    return enqueued
+def polls() -> list[str]:
+    """Pipelines whose poll the action asked for (the view passes the real queueing)."""
+    return []
+
+
+def _approve(polls: list[str], **kwargs):
+    return actions.transfer_approve(
+        after_success=lambda: polls.append(kwargs["unit"].pipeline), **kwargs
+    )
+
+
+def _hide(polls: list[str], **kwargs):
+    return actions.unit_hide(after_success=lambda: polls.append(kwargs["unit"].pipeline), **kwargs)
 
 
 @pytest.fixture
@@ -43,7 +53,7 @@ def _awaiting(fake: FakeWorkflowClient, number: int = 1):
 def test_approving_calls_the_service_records_done_and_enqueues_a_poll(fake, polls, operator):
     target = _awaiting(fake)
 
-    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
+    result = _approve(polls, user=operator, unit=target, idempotency_key="k" * 32)
 
     assert result.ok and not result.repeated
     assert fake.calls == [("approve_transfer", ("unit-1", "standard"))]
@@ -63,8 +73,8 @@ def test_approving_calls_the_service_records_done_and_enqueues_a_poll(fake, poll
 def test_a_double_submit_makes_one_upstream_call_and_one_audit_row(fake, polls, operator):
     target = _awaiting(fake)
 
-    first = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
-    second = actions.transfer_approve(user=operator, unit=target, idempotency_key="k" * 32)
+    first = _approve(polls, user=operator, unit=target, idempotency_key="k" * 32)
+    second = _approve(polls, user=operator, unit=target, idempotency_key="k" * 32)
 
     assert fake.count("approve_transfer") == 1
     assert AuditEntry.objects.count() == 1
@@ -75,7 +85,7 @@ def test_a_double_submit_makes_one_upstream_call_and_one_audit_row(fake, polls, 
 def test_a_refusal_keeps_the_services_own_message(fake, polls, operator):
     target = seed(waiting_unit(1))[0]  # the fake knows no such transfer: it answers 500
 
-    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="r" * 32)
+    result = _approve(polls, user=operator, unit=target, idempotency_key="r" * 32)
 
     entry = result.entry
     assert entry.outcome == "refused"
@@ -88,7 +98,7 @@ def test_the_service_being_down_is_recorded_as_failed_with_a_clear_message(fake,
     target = _awaiting(fake)
     fake.down = True
 
-    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="d" * 32)
+    result = _approve(polls, user=operator, unit=target, idempotency_key="d" * 32)
 
     assert result.entry.outcome == "failed"
     assert "could not be reached" in result.entry.upstream_message
@@ -98,7 +108,7 @@ def test_the_service_being_down_is_recorded_as_failed_with_a_clear_message(fake,
 def test_a_transfer_no_longer_awaiting_approval_is_refused_without_calling(fake, polls, operator):
     target = seed(unit(1, status="PROCESSING"))[0]
 
-    result = actions.transfer_approve(user=operator, unit=target, idempotency_key="n" * 32)
+    result = _approve(polls, user=operator, unit=target, idempotency_key="n" * 32)
 
     assert result.entry.outcome == "refused"
     assert "no longer waiting for approval" in result.entry.upstream_message
@@ -110,7 +120,7 @@ def test_a_viewer_may_not_approve_and_nothing_is_recorded(fake, polls):
     target = _awaiting(fake)
 
     with pytest.raises(PermissionDenied):
-        actions.transfer_approve(user=viewer, unit=target, idempotency_key="v" * 32)
+        _approve(polls, user=viewer, unit=target, idempotency_key="v" * 32)
 
     assert fake.calls == []
     assert not AuditEntry.objects.exists()
@@ -119,10 +129,10 @@ def test_a_viewer_may_not_approve_and_nothing_is_recorded(fake, polls):
 def test_a_key_reused_for_another_target_is_rejected(fake, polls, operator):
     first = _awaiting(fake, 1)
     other = _awaiting(fake, 2)
-    actions.transfer_approve(user=operator, unit=first, idempotency_key="s" * 32)
+    _approve(polls, user=operator, unit=first, idempotency_key="s" * 32)
 
     with pytest.raises(actions.IdempotencyKeyReused):
-        actions.transfer_approve(user=operator, unit=other, idempotency_key="s" * 32)
+        _approve(polls, user=operator, unit=other, idempotency_key="s" * 32)
 
     assert fake.count("approve_transfer") == 1
 
@@ -131,7 +141,7 @@ def test_hiding_a_finished_sip_calls_hide_ingest_and_hides_it_here(fake, polls, 
     fake.add(FakeUnit(uuid_for(1)))
     target = seed(unit(1, kind="sip", status="COMPLETE"))[0]
 
-    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+    result = _hide(polls, user=operator, unit=target, idempotency_key="h" * 32)
 
     assert result.ok
     assert fake.calls == [("hide_ingest", (uuid_for(1),))]
@@ -141,7 +151,7 @@ def test_hiding_a_finished_sip_calls_hide_ingest_and_hides_it_here(fake, polls, 
 def test_a_hide_the_service_declines_is_refused_and_not_hidden_here(fake, polls, operator):
     target = seed(unit(1, status="FAILED"))[0]  # unknown to the fake: removed is false
 
-    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+    result = _hide(polls, user=operator, unit=target, idempotency_key="h" * 32)
 
     assert result.entry.outcome == "refused"
     assert result.entry.upstream_status == 409
@@ -152,7 +162,7 @@ def test_a_hide_the_service_declines_is_refused_and_not_hidden_here(fake, polls,
 def test_a_running_unit_cannot_be_hidden(fake, polls, operator):
     target = seed(unit(1, status="PROCESSING"))[0]
 
-    result = actions.unit_hide(user=operator, unit=target, idempotency_key="h" * 32)
+    result = _hide(polls, user=operator, unit=target, idempotency_key="h" * 32)
 
     assert result.entry.outcome == "refused"
     assert fake.calls == []

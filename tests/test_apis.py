@@ -7,9 +7,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from dashboard import services, state
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
-from dashboard.pipelines import pipeline_list
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, uuid_for
 from tests.support.users import make_user
 
@@ -55,7 +56,7 @@ def seeded() -> FakeWorkflowClient:
         )
     )
     now = timezone.now()
-    services.workflow_poll(pipeline=pipeline, client=fake, now=now - timedelta(minutes=5))
+    unit_services.workflow_poll(pipeline=pipeline, client=fake, now=now - timedelta(minutes=5))
     fake.add(
         FakeUnit(
             uuid_for(4),
@@ -65,8 +66,8 @@ def seeded() -> FakeWorkflowClient:
             microservice="Store AIP",
         )
     )
-    services.workflow_poll(pipeline=pipeline, client=fake, now=now)
-    services.jobs_refresh(pipeline=pipeline, client=fake, now=now)
+    unit_services.workflow_poll(pipeline=pipeline, client=fake, now=now)
+    unit_services.jobs_refresh(pipeline=pipeline, client=fake, now=now)
     return fake
 
 
@@ -167,7 +168,7 @@ def test_the_openapi_schema_describes_the_units_endpoint(api):
 
 def test_a_stale_cache_is_still_served_when_the_service_is_down(api, seeded):
     seeded.down = True
-    services.workflow_poll(pipeline=pipeline_list()[0], client=seeded)
+    unit_services.workflow_poll(pipeline=pipeline_list()[0], client=seeded)
 
     response = api.get("/api/v1/units/")
 

@@ -6,14 +6,14 @@ import pytest
 from django.db import DatabaseError
 from django.utils import timezone
 
-from dashboard import services
+from dashboard.services import freshness as freshness_services
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
 
 def record(service: str, *, ok: bool, ago: timedelta, error: str = "") -> None:
-    services.service_poll_record(
+    freshness_services.service_poll_record(
         service=service,
         started_at=timezone.now() - ago,
         ok=ok,
@@ -62,7 +62,7 @@ def test_it_keeps_a_database_error_text_from_anonymous_callers(client, monkeypat
     def broken_cursor():
         raise DatabaseError("could not connect to server db.internal:5432")
 
-    monkeypatch.setattr("dashboard.health.connection.cursor", broken_cursor)
+    monkeypatch.setattr("dashboard.selectors.health.connection.cursor", broken_cursor)
 
     check = client.get("/healthz").json()["checks"]["database"]
 

@@ -12,9 +12,11 @@ from django.test import Client
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard import actions, services
-from dashboard.actions import UpstreamAnswer, action_perform
+from dashboard import tasks
 from dashboard.models import AuditEntry
+from dashboard.services import actions
+from dashboard.services import units as unit_services
+from dashboard.services.actions import UpstreamAnswer, action_perform
 from dashboard.views.feedback import action_report
 from tests.support.users import make_user
 
@@ -99,10 +101,10 @@ def test_reloading_unit_pages_queues_one_jobs_refresh_but_keeps_every_request(mo
     monkeypatch.setattr("dashboard.tasks.refresh_pipeline_jobs.delay", queued.append)
 
     for number in range(20):
-        actions.jobs_fetch_enqueue("default", f"unit-{number % 2}")
+        tasks.jobs_fetch_enqueue("default", f"unit-{number % 2}")
 
     assert queued == ["default"]
-    assert services._take_jobs_requests("default") == {"unit-0", "unit-1"}
+    assert unit_services._take_jobs_requests("default") == {"unit-0", "unit-1"}
 
 
 def test_a_jobs_refresh_that_could_not_be_queued_is_tried_again_on_the_next_view(monkeypatch):
@@ -114,7 +116,7 @@ def test_a_jobs_refresh_that_could_not_be_queued_is_tried_again_on_the_next_view
 
     monkeypatch.setattr("dashboard.tasks.refresh_pipeline_jobs.delay", broker_down)
 
-    actions.jobs_fetch_enqueue("default", "unit-1")
-    actions.jobs_fetch_enqueue("default", "unit-1")
+    tasks.jobs_fetch_enqueue("default", "unit-1")
+    tasks.jobs_fetch_enqueue("default", "unit-1")
 
     assert attempts == ["default", "default"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from dashboard.roles import user_has_role
+from dashboard.lib.roles import user_has_role
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db

@@ -16,13 +16,16 @@ import responses
 from django.test import Client
 from django.utils import timezone
 
-from dashboard import services, state, storage_services
-from dashboard.actions import action_perform
 from dashboard.clients.base import UpstreamUnavailable
 from dashboard.clients.storage import StorageClient, StorageResponseError, StorageUnavailable
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.lib.secret_redaction import RedactingFormatter, configured_secrets, redact_secrets
 from dashboard.models import FixityCheck
-from dashboard.pipelines import pipeline_list
-from dashboard.redaction import RedactingFormatter, configured_secrets, redact_secrets
+from dashboard.services import freshness as freshness_services
+from dashboard.services import storage as storage_services
+from dashboard.services import units as unit_services
+from dashboard.services.actions import action_perform
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -58,7 +61,7 @@ def test_redaction_hides_a_bare_key_and_an_api_key_parameter():
 
 
 def test_a_poll_error_is_stored_without_the_key_and_pages_do_not_show_it():
-    services.service_poll_record(
+    freshness_services.service_poll_record(
         service="workflow:default",
         started_at=timezone.now() - timedelta(minutes=5),
         ok=False,
@@ -188,7 +191,7 @@ class _Unreachable:
 def test_a_failed_workflow_poll_reports_and_stores_no_key():
     pipeline = pipeline_list()[0]
 
-    summary = services.workflow_poll(pipeline=pipeline, client=_Unreachable())
+    summary = unit_services.workflow_poll(pipeline=pipeline, client=_Unreachable())
 
     assert not summary.ok
     assert WORKFLOW_KEY not in summary.line()

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from dashboard import state
-from dashboard.locks import cache_lock
+from dashboard.lib import cache_state as state
+from dashboard.lib.locks import cache_lock
 
 
 def test_what_is_put_in_a_mailbox_is_taken_once_in_order():

@@ -1,4 +1,4 @@
-"""The HTML pages, namespaced `dashboard:`; each area keeps its own URL list."""
+"""The HTML pages' URLs, namespaced `dashboard:`; each area keeps its own URL list."""
 
 from __future__ import annotations
 
@@ -12,5 +12,5 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
-    path("", include("dashboard.urls.live")),
+    path("", include("dashboard.urls.units")),
 ]

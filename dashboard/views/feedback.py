@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest
 
-from dashboard import actions
+from dashboard.services import actions
 
 
 def action_report(request: HttpRequest, result: actions.ActionResult, done_text: str) -> None:

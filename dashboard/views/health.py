@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
-from dashboard.health import health_checks
-from dashboard.roles import user_has_role
+from dashboard.lib.roles import user_has_role
+from dashboard.selectors.health import health_checks
 
 
 @never_cache

@@ -2,7 +2,7 @@
 
 Pages render what the storage poller stored. Two things go to the storage service
 while a person waits: browsing a location (live, with a short timeout) and the POST
-operations, through `dashboard.storage_actions`.
+operations, through `dashboard.services.package_actions`.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from dashboard import actions, storage_actions, storage_selectors, storage_services
+from dashboard import tasks
 from dashboard.clients.storage import StorageError, StorageUnavailable
-from dashboard.forms import ConfirmActionForm
-from dashboard.models import StoragePackage
-from dashboard.storage_forms import (
+from dashboard.forms.storage import (
     BrowsePathForm,
     MoveForm,
     PackageConfirmForm,
@@ -35,8 +33,14 @@ from dashboard.storage_forms import (
     ReingestForm,
     encode_browse_path,
 )
+from dashboard.forms.units import ConfirmActionForm
+from dashboard.lib.htmx import HtmxHttpRequest
+from dashboard.models import StoragePackage
+from dashboard.selectors import storage as storage_selectors
+from dashboard.services import actions, package_actions
+from dashboard.services import storage as storage_services
 from dashboard.views.feedback import action_report
-from dashboard.views.live import LIVE_TRIGGER, HtmxHttpRequest, forbidden, not_found, role_required
+from dashboard.views.units import LIVE_TRIGGER, forbidden, not_found, role_required
 
 PACKAGES_PER_PAGE = 50
 # The storage poller runs about once a minute: no need to ask more often.
@@ -182,7 +186,7 @@ def package_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         return not_found(request, "This package is not known to Lookout (or not yet).")
     if detail.details is None:
         # Contents and pointer file come from a task; the page polls until they are here.
-        storage_services.package_details_request(uuid=detail.package.uuid)
+        tasks.package_details_enqueue(detail.package.uuid)
     busy = detail.details is None or detail.fixity_running
     operations = [
         op
@@ -221,16 +225,19 @@ class Operation:
 
 
 def _fixity(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
-    return storage_actions.package_fixity_check(
-        user=user, package=package, idempotency_key=data["idempotency_key"]
+    return package_actions.package_fixity_check(
+        user=user,
+        package=package,
+        idempotency_key=data["idempotency_key"],
+        run_check=tasks.fixity_check_enqueue,
     )
 
 
 def _request(kind: str) -> Callable[..., actions.ActionResult]:
     service = (
-        storage_actions.package_deletion_request
+        package_actions.package_deletion_request
         if kind == "deletion"
-        else storage_actions.package_recovery_request
+        else package_actions.package_recovery_request
     )
 
     def perform(
@@ -242,35 +249,38 @@ def _request(kind: str) -> Callable[..., actions.ActionResult]:
             pipeline_uuid=data["pipeline"],
             reason=data["reason"],
             idempotency_key=data["idempotency_key"],
+            after_success=tasks.poll_storage_enqueue,
         )
 
     return perform
 
 
 def _reingest(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
-    return storage_actions.package_reingest(
+    return package_actions.package_reingest(
         user=user,
         package=package,
         pipeline_uuid=data["pipeline"],
         reingest_type=data["reingest_type"],
         processing_config=data["processing_config"],
         idempotency_key=data["idempotency_key"],
+        after_success=tasks.poll_storage_enqueue,
     )
 
 
 def _move(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
-    return storage_actions.package_move(
+    return package_actions.package_move(
         user=user,
         package=package,
         location_uuid=data["location"],
         idempotency_key=data["idempotency_key"],
+        after_success=tasks.poll_storage_enqueue,
     )
 
 
 OPERATIONS = {
     "fixity": Operation(
         "fixity",
-        storage_actions.OPERATE_PERMISSION,
+        package_actions.OPERATE_PERMISSION,
         "Check fixity",
         "Ask the storage service to check this package's checksums? It runs in the "
         "background; the result is added to the fixity history.",
@@ -282,7 +292,7 @@ OPERATIONS = {
     ),
     "delete": Operation(
         "delete",
-        storage_actions.DELETION_PERMISSION,
+        package_actions.DELETION_PERMISSION,
         "Request deletion",
         "Ask the storage service to delete this package? Its administrators approve or "
         "reject the request. Your Lookout user id and e-mail address are sent with it.",
@@ -294,7 +304,7 @@ OPERATIONS = {
     ),
     "recover": Operation(
         "recover",
-        storage_actions.DELETION_PERMISSION,
+        package_actions.DELETION_PERMISSION,
         "Request recovery",
         "Ask the storage service to recover this AIP from its recovery location? Its "
         "administrators approve or reject the request. Your Lookout user id and e-mail "
@@ -307,7 +317,7 @@ OPERATIONS = {
     ),
     "reingest": Operation(
         "reingest",
-        storage_actions.REINGEST_PERMISSION,
+        package_actions.REINGEST_PERMISSION,
         "Reingest",
         "Send this package to a pipeline for reingest?",
         "Start reingest",
@@ -318,7 +328,7 @@ OPERATIONS = {
     ),
     "move": Operation(
         "move",
-        storage_actions.OPERATE_PERMISSION,
+        package_actions.OPERATE_PERMISSION,
         "Move package",
         "Move this package to another location with the same purpose?",
         "Move package",
@@ -329,7 +339,7 @@ OPERATIONS = {
     ),
     "download": Operation(
         "download",
-        storage_actions.OPERATE_PERMISSION,
+        package_actions.OPERATE_PERMISSION,
         "Download package",
         "Download the whole package? It is streamed from the storage service through "
         "Lookout and can be large.",
@@ -391,7 +401,7 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
 
     token = ConfirmActionForm(request.POST)
     if token.is_valid():
-        earlier = storage_actions.repeated_submit_get(
+        earlier = package_actions.repeated_submit_get(
             user=request.user,
             package=package,
             idempotency_key=token.cleaned_data["idempotency_key"],
@@ -430,7 +440,7 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
 
 
 def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpResponse:
-    result, opened = storage_actions.package_download(
+    result, opened = package_actions.package_download(
         user=request.user, package=package, idempotency_key=key
     )
     if opened is None:

@@ -18,24 +18,20 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.middleware import HtmxDetails
 
-from dashboard import wall
+from dashboard.lib.htmx import HtmxHttpRequest
+from dashboard.lib.roles import user_has_role
 from dashboard.models import WallLink
-from dashboard.roles import user_has_role
-from dashboard.wall_selectors import wall_state
+from dashboard.selectors.wall import wall_state
+from dashboard.services import wall_links as wall_link_services
 
 DEFAULT_REFRESH_SECONDS = 10
 WALL_TEMPLATE = "dashboard/wall/wall.html"
 DENIED_TEMPLATE = "dashboard/wall/denied.html"
 DENIED = {
-    wall.Access.UNKNOWN: (404, "This wall link is not valid."),
-    wall.Access.REVOKED: (403, "This wall link has been revoked."),
+    wall_link_services.Access.UNKNOWN: (404, "This wall link is not valid."),
+    wall_link_services.Access.REVOKED: (403, "This wall link has been revoked."),
 }
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def refresh_interval_ms() -> int:
@@ -66,7 +62,7 @@ def _render_wall(request: HtmxHttpRequest, *, refresh_url: str) -> HttpResponse:
     return render(request, template, context)
 
 
-def _denied(request: HtmxHttpRequest, access: wall.WallAccess) -> HttpResponse:
+def _denied(request: HtmxHttpRequest, access: wall_link_services.WallAccess) -> HttpResponse:
     status, message = DENIED[access.outcome]
     template = f"{DENIED_TEMPLATE}#wall-denied" if request.htmx else DENIED_TEMPLATE
     return render(
@@ -82,7 +78,7 @@ def _denied(request: HtmxHttpRequest, access: wall.WallAccess) -> HttpResponse:
 @require_GET
 def wall_screen(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The kiosk page; with HX-Request, just its live region (what the screen polls)."""
-    access = wall.wall_link_verify(token=token)
+    access = wall_link_services.wall_link_verify(token=token)
     if not access.granted:
         return _kiosk_headers(_denied(request, access))
     return _kiosk_headers(_render_wall(request, refresh_url=request.path))
@@ -104,7 +100,7 @@ def wall_for_user(request: HtmxHttpRequest) -> HttpResponse:
 
 class WallLinkForm(forms.Form):
     name = forms.CharField(
-        max_length=wall.NAME_MAX_LENGTH,
+        max_length=wall_link_services.NAME_MAX_LENGTH,
         help_text="Where the screen hangs, for example “Operations room”.",
     )
 
@@ -135,13 +131,15 @@ def wall_link_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _links_page(request, form, status=400)
     try:
-        created = wall.wall_link_create(name=form.cleaned_data["name"], actor=request.user)
-    except wall.WallLinkError as exc:
+        created = wall_link_services.wall_link_create(
+            name=form.cleaned_data["name"], actor=request.user
+        )
+    except wall_link_services.WallLinkError as exc:
         form.add_error("name", str(exc))
         return _links_page(request, form, status=400)
     # Rendered, not redirected: the token must not travel through a session or a cookie
     # (and never_cache keeps the page out of every cache).
-    url = request.build_absolute_uri(wall.wall_link_path(token=created.token))
+    url = request.build_absolute_uri(wall_link_services.wall_link_path(token=created.token))
     return render(request, "dashboard/wall/link_created.html", {"link": created.link, "url": url})
 
 
@@ -157,8 +155,8 @@ def wall_link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
     if request.method == "GET":
         return render(request, "dashboard/wall/link_revoke.html", {"link": link})
     try:
-        wall.wall_link_revoke(link_id=link.pk, actor=request.user)
-    except wall.WallLinkAlreadyRevoked as exc:
+        wall_link_services.wall_link_revoke(link_id=link.pk, actor=request.user)
+    except wall_link_services.WallLinkAlreadyRevoked as exc:
         messages.info(request, str(exc))
     else:
         messages.success(

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from dashboard import storage_services, storage_tasks
+from dashboard import tasks
 from dashboard.models import StoragePackage
+from dashboard.services import storage as storage_services
 from tests.browser.conftest import screenshot
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import PASSWORD, make_user
@@ -20,13 +21,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
     """Lookout on a live server after one storage poll of a running simulator."""
     # No worker here: queued tasks run at once, in the server's thread.
-    monkeypatch.setattr(
-        storage_tasks.check_package_fixity, "delay", storage_tasks.check_package_fixity.run
-    )
-    monkeypatch.setattr(
-        storage_tasks.fetch_package_details, "delay", storage_tasks.fetch_package_details.run
-    )
-    monkeypatch.setattr("dashboard.storage_actions.storage_poll_enqueue", lambda: None)
+    monkeypatch.setattr(tasks.check_package_fixity, "delay", tasks.check_package_fixity.run)
+    monkeypatch.setattr(tasks.fetch_package_details, "delay", tasks.fetch_package_details.run)
+    monkeypatch.setattr("dashboard.tasks.poll_storage_enqueue", lambda: None)
     with SimulatorProcess(packages=300, units=5, seed=31) as sim:
         settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
         assert storage_services.storage_poll().ok

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard import wall
+from dashboard.services import wall_links
 from tests.browser.conftest import screenshot
 from tests.wall import seeding
 
@@ -58,7 +58,7 @@ def open_page(browser) -> Iterator[Callable]:
 
 @pytest.fixture
 def token() -> str:
-    return wall.wall_link_create(name="Operations room").token
+    return wall_links.wall_link_create(name="Operations room").token
 
 
 def seed_two_pipelines(settings) -> None:
@@ -273,7 +273,7 @@ def test_a_revoked_link_stops_the_screen(live_server, open_page, settings, token
     requests = []
     page.on("request", lambda r: requests.append(r.url) if "/wall/" in r.url else None)
 
-    wall.wall_link_revoke(name="Operations room")
+    wall_links.wall_link_revoke(name="Operations room")
 
     page.get_by_text("This wall link has been revoked.").wait_for()
     assert page.locator(".tile").count() == 0

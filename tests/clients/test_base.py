@@ -19,7 +19,6 @@ from dashboard.clients.base import (
     UpstreamResponseError,
     UpstreamUnavailable,
     parse_timestamp,
-    redact,
     to_int,
     uuid_from_uri,
 )
@@ -38,6 +37,7 @@ from dashboard.clients.workflow import (
     WorkflowResponseError,
     WorkflowUnavailable,
 )
+from dashboard.lib.redaction import redact
 from tests.clients.conftest import KEY, STORAGE_URL, USER, WORKFLOW_URL
 
 WAITING_URL = f"{WORKFLOW_URL}/api/ingest/waiting/"

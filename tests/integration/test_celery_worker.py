@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import selectors
+from dashboard.selectors import freshness
+from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors import units as unit_selectors
 from tests.integration.conftest import point_at
 from tests.support.simulator_process import SimulatorProcess
 
@@ -73,8 +75,8 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
-                health = {h.service: h for h in selectors.service_health_list()}
-                if all(h.last_success_at for h in health.values()) and selectors.unit_list():
+                health = {h.service: h for h in freshness.service_health_list()}
+                if all(h.last_success_at for h in health.values()) and unit_selectors.unit_list():
                     break
                 time.sleep(0.5)
             else:
@@ -87,9 +89,9 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
             worker.terminate()
             worker.wait(timeout=30)
 
-    units = selectors.unit_list()
+    units = unit_selectors.unit_list()
     assert len(units) >= 10
-    assert selectors.storage_summary()["locations"]
+    assert storage_selectors.storage_summary()["locations"]
     with sqlite3.connect(tmp_path / "worker.sqlite3") as db:
         rows = db.execute("SELECT COUNT(*) FROM dashboard_statuschange").fetchone()[0]
         repeated = db.execute(

@@ -9,8 +9,13 @@ import pytest
 import requests
 from django.utils import timezone
 
-from dashboard import selectors, services, state, storage_services
-from dashboard.pipelines import pipeline_list
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.selectors import freshness
+from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import storage as storage_services
+from dashboard.services import units as unit_services
 from tests.integration.conftest import point_at
 from tests.support.redis_server import free_port
 from tests.support.simulator_process import SimulatorProcess
@@ -27,27 +32,27 @@ def test_it_keeps_the_last_state_through_an_outage_marks_it_stale_and_recovers(
     pipeline = pipeline_list()[0]
     now = timezone.now()
     try:
-        first = services.workflow_poll(pipeline=pipeline, now=now)
+        first = unit_services.workflow_poll(pipeline=pipeline, now=now)
         assert first.ok, first.line()
-        before = {u.uuid: u.status for u in selectors.unit_list()}
+        before = {u.uuid: u.status for u in unit_selectors.unit_list()}
         assert before
     finally:
         sim.stop()
 
-    during = services.workflow_poll(pipeline=pipeline, now=now + timedelta(minutes=1))
+    during = unit_services.workflow_poll(pipeline=pipeline, now=now + timedelta(minutes=1))
 
     assert not during.ok
-    assert {u.uuid: u.status for u in selectors.unit_list()} == before
-    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(minutes=1))}
+    assert {u.uuid: u.status for u in unit_selectors.unit_list()} == before
+    health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(minutes=1))}
     assert health["workflow:default"].stale
     assert health["workflow:default"].last_success_at == now
     assert health["workflow:default"].last_error
 
     with SimulatorProcess(units=40, packages=30, seed=3, **ports):
-        after = services.workflow_poll(pipeline=pipeline, now=now + timedelta(minutes=2))
+        after = unit_services.workflow_poll(pipeline=pipeline, now=now + timedelta(minutes=2))
 
     assert after.ok, after.line()
-    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(minutes=2))}
+    health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(minutes=2))}
     assert not health["workflow:default"].stale
     assert health["workflow:default"].last_error == ""
 
@@ -56,15 +61,15 @@ def test_a_malformed_answer_is_logged_and_the_poll_fails_cleanly(settings, redis
     with SimulatorProcess(units=20, packages=10, seed=4) as sim:
         point_at(settings, sim)
         pipeline = pipeline_list()[0]
-        assert services.workflow_poll(pipeline=pipeline).ok
-        known = len(selectors.unit_list())
+        assert unit_services.workflow_poll(pipeline=pipeline).ok
+        known = len(unit_selectors.unit_list())
         sim.control("faults", {"malformed_rate": 1.0})
 
         with caplog.at_level(logging.WARNING):
-            summary = services.workflow_poll(pipeline=pipeline)
+            summary = unit_services.workflow_poll(pipeline=pipeline)
 
     assert not summary.ok
-    assert len(selectors.unit_list()) == known
+    assert len(unit_selectors.unit_list()) == known
     assert any("workflow poll" in r.getMessage() for r in caplog.records)
 
 
@@ -72,18 +77,18 @@ def test_a_full_poll_learns_units_their_jobs_and_the_storage_summary(settings, r
     with SimulatorProcess(units=30, packages=40, seed=5) as sim:
         point_at(settings, sim)
         pipeline = pipeline_list()[0]
-        workflow = services.workflow_poll(pipeline=pipeline)
-        jobs = services.jobs_refresh(pipeline=pipeline, limit=5)
+        workflow = unit_services.workflow_poll(pipeline=pipeline)
+        jobs = unit_services.jobs_refresh(pipeline=pipeline, limit=5)
         storage = storage_services.storage_poll()
         completed = requests.get(
             f"{sim.workflow_url}/api/ingest/completed", headers=sim.auth_header, timeout=5
         ).json()["results"]
 
     assert workflow.ok and jobs.ok and storage.ok
-    units = {u.uuid: u for u in selectors.unit_list()}
+    units = {u.uuid: u for u in unit_selectors.unit_list()}
     assert set(completed) <= set(units)
     assert any(u.awaiting_decision for u in units.values())
     with_jobs = [u for u in units.values() if state.jobs_load("default", u.uuid)]
     assert len(with_jobs) == jobs.refreshed > 0
-    summary = selectors.storage_summary()
+    summary = storage_selectors.storage_summary()
     assert summary["locations"] and summary["package_counts"]["AIP"] >= 0

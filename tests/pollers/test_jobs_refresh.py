@@ -5,9 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard import selectors, services
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
-from dashboard.pipelines import pipeline_list
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, uuid_for
 
 pytestmark = pytest.mark.django_db
@@ -25,19 +26,19 @@ def test_it_fetches_jobs_once_per_change_of_a_unit():
         )
     )
     now = timezone.now()
-    services.workflow_poll(pipeline=pipeline, client=client, now=now)
+    unit_services.workflow_poll(pipeline=pipeline, client=client, now=now)
 
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now)
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(seconds=15))
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now)
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(seconds=15))
     assert client.count("list_jobs") == 1
 
     unit.status = UnitStatusValue.PROCESSING
     unit.microservice = "Normalize for preservation"
-    services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    unit_services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
 
     assert client.count("list_jobs") == 2
-    cached = selectors.unit_jobs(unit=selectors.unit_get(uuid=uuid_for(1)))
+    cached = unit_selectors.unit_jobs(unit=unit_selectors.unit_get(uuid=uuid_for(1)))
     assert cached["jobs"][0]["status"] == "PROCESSING"
     assert cached["jobs"][0]["tasks"][0]["exit_code"] == 0
 
@@ -54,9 +55,9 @@ def test_it_fetches_at_most_the_per_cycle_limit():
                 microservice="Normalize",
             )
         )
-    services.workflow_poll(pipeline=pipeline, client=client)
+    unit_services.workflow_poll(pipeline=pipeline, client=client)
 
-    summary = services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
+    summary = unit_services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
 
     assert summary.refreshed == 2
     assert client.count("list_jobs") == 2
@@ -74,14 +75,14 @@ def test_history_first_seen_finished_is_not_fetched_job_by_job_unless_asked():
                 microservice="Remove the processing directory",
             )
         )
-    services.workflow_poll(pipeline=pipeline, client=client)
-    services.workflow_poll(pipeline=pipeline, client=client)
+    unit_services.workflow_poll(pipeline=pipeline, client=client)
+    unit_services.workflow_poll(pipeline=pipeline, client=client)
 
-    services.jobs_refresh(pipeline=pipeline, client=client)
+    unit_services.jobs_refresh(pipeline=pipeline, client=client)
     assert client.count("list_jobs") == 0
 
-    services.unit_jobs_request(pipeline=pipeline.slug, uuid=uuid_for(2))
-    services.jobs_refresh(pipeline=pipeline, client=client)
+    unit_services.unit_jobs_request(pipeline=pipeline.slug, uuid=uuid_for(2))
+    unit_services.jobs_refresh(pipeline=pipeline, client=client)
 
     assert [args[0] for name, args in client.calls if name == "list_jobs"] == [uuid_for(2)]
 
@@ -98,13 +99,13 @@ def test_a_unit_seen_finishing_gets_its_final_jobs_once():
         )
     )
     now = timezone.now()
-    services.workflow_poll(pipeline=pipeline, client=client, now=now)
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now)
+    unit_services.workflow_poll(pipeline=pipeline, client=client, now=now)
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now)
     unit.status = UnitStatusValue.COMPLETE
     unit.microservice = "Remove the processing directory"
-    services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    unit_services.workflow_poll(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
 
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
-    services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=3))
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=2))
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, now=now + timedelta(minutes=3))
 
     assert client.count("list_jobs") == 2

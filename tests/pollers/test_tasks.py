@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from dashboard import tasks
-from dashboard.locks import cache_lock
+from dashboard.lib.locks import cache_lock
 
 
 def test_an_overlapping_poll_skips_while_another_holds_the_lock():

@@ -6,10 +6,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard import selectors, services, state
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import StatusChange
-from dashboard.pipelines import pipeline_list
+from dashboard.selectors import freshness
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, fake_units, uuid_for
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +29,7 @@ def client() -> FakeWorkflowClient:
 
 
 def poll(pipeline, client, now=None):
-    return services.workflow_poll(pipeline=pipeline, client=client, now=now or timezone.now())
+    return unit_services.workflow_poll(pipeline=pipeline, client=client, now=now or timezone.now())
 
 
 def test_it_discovers_units_from_the_unapproved_waiting_and_completed_lists(pipeline, client):
@@ -127,7 +130,7 @@ def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pi
     )
     moving = FakeUnit(uuid_for(2), kind=UnitKind.SIP, microservice="Verify SIP compliance")
     client.add(moving)
-    services.unit_register(pipeline=pipeline.slug, uuid=moving.uuid, kind="sip")
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=moving.uuid, kind="sip")
     now = timezone.now()
     poll(pipeline, client, now)
     client.calls.clear()
@@ -147,7 +150,7 @@ def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
         client.add(unit)
     client.units[uuid_for(2)].malformed = True
 
-    with caplog.at_level(logging.WARNING, logger="dashboard.services"):
+    with caplog.at_level(logging.WARNING, logger="dashboard.services.units"):
         summary = poll(pipeline, client)
 
     assert summary.ok
@@ -178,7 +181,7 @@ def test_it_keeps_the_last_state_and_marks_the_service_stale_when_upstream_is_do
 
     assert not summary.ok
     assert state.units_load(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
-    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(minutes=5))}
+    health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(minutes=5))}
     workflow = health[f"workflow:{pipeline.slug}"]
     assert workflow.stale
     assert "connection refused" in workflow.last_error
@@ -187,7 +190,7 @@ def test_it_keeps_the_last_state_and_marks_the_service_stale_when_upstream_is_do
 
 def test_it_recovers_once_the_service_answers_again(pipeline, client):
     client.add(FakeUnit(uuid_for(1)))
-    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
     now = timezone.now()
     client.down = True
     poll(pipeline, client, now)
@@ -196,7 +199,7 @@ def test_it_recovers_once_the_service_answers_again(pipeline, client):
     summary = poll(pipeline, client, now + timedelta(seconds=10))
 
     assert summary.ok
-    health = {h.service: h for h in selectors.service_health_list(now=now + timedelta(seconds=11))}
+    health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(seconds=11))}
     assert not health[f"workflow:{pipeline.slug}"].stale
     assert state.units_load(pipeline.slug)[uuid_for(1)].status == "PROCESSING"
 
@@ -222,7 +225,7 @@ def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
 
 def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(pipeline, client):
     transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.COMPLETE))
-    services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")
     now = timezone.now()
     poll(pipeline, client, now)
     assert state.units_load(pipeline.slug)[uuid_for(1)].awaiting_sip_uuid
@@ -239,7 +242,7 @@ def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears
 
 def test_a_unit_whose_status_cannot_be_determined_yet_shows_as_pending(pipeline, client):
     client.add(FakeUnit(uuid_for(1), pending=True))
-    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
 
     poll(pipeline, client)
 
@@ -269,7 +272,7 @@ def test_units_already_finished_when_first_seen_get_details_within_the_backfill_
 
 
 def test_a_unit_the_service_no_longer_knows_is_dropped_after_repeated_not_found(pipeline, client):
-    services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(9), kind="transfer")
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(9), kind="transfer")
     now = timezone.now()
     poll(pipeline, client, now)
     poll(pipeline, client, now + timedelta(seconds=10))
@@ -297,7 +300,7 @@ def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
     poll(pipeline, client, now + timedelta(minutes=5))
 
     assert client.count("get_ingest_status") == 0
-    assert selectors.unit_list() == []
+    assert unit_selectors.unit_list() == []
 
 
 def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
@@ -348,8 +351,8 @@ def test_several_pipelines_are_kept_apart_in_cache_history_and_lists(settings):
 
     assert set(state.units_load("east")) == {uuid_for(1)}
     assert set(state.units_load("west")) == {uuid_for(2)}
-    assert {u.pipeline for u in selectors.unit_list()} == {"east", "west"}
-    assert [u.name for u in selectors.unit_list(pipeline="west")] == ["from-west"]
+    assert {u.pipeline for u in unit_selectors.unit_list()} == {"east", "west"}
+    assert [u.name for u in unit_selectors.unit_list(pipeline="west")] == ["from-west"]
     assert set(StatusChange.objects.values_list("pipeline", flat=True)) == {"east", "west"}
-    health = {h.service for h in selectors.service_health_list()}
+    health = {h.service for h in freshness.service_health_list()}
     assert {"workflow:east", "workflow:west", "storage"} == health

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import storage_services
+from dashboard import tasks
+from dashboard.services import storage as storage_services
 from tests.storage.fakes import FakeStorageClient
 from tests.support.users import make_user
 
@@ -38,12 +39,11 @@ def no_role(db):
 @pytest.fixture(autouse=True)
 def queued(monkeypatch) -> list[tuple[str, tuple]]:
     """Celery tasks the code under test enqueued, recorded instead of sent to a broker."""
-    from dashboard import storage_tasks, tasks
 
     sent: list[tuple[str, tuple]] = []
     for task in (
-        storage_tasks.check_package_fixity,
-        storage_tasks.fetch_package_details,
+        tasks.check_package_fixity,
+        tasks.fetch_package_details,
         tasks.poll_storage,
     ):
         monkeypatch.setattr(

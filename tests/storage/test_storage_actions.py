@@ -7,13 +7,13 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from dashboard import storage_services
 from dashboard.clients.storage import (
     FixityResult,
     StorageResponseError,
     StorageUnavailable,
 )
 from dashboard.models import AuditEntry, FixityCheck, StoragePackage
+from dashboard.services import storage as storage_services
 from tests.storage.fakes import (
     AIP_STORE,
     AIP_STORE_2,
@@ -171,13 +171,13 @@ def test_a_fixity_check_is_queued_and_audited(
     assert response.status_code == 302
     check = FixityCheck.objects.get()
     assert str(check.package_uuid) == AIP and check.requested_by == "otto"
-    assert ("dashboard.storage_tasks.check_package_fixity", (check.pk,)) in queued
+    assert ("dashboard.tasks.check_package_fixity", (check.pk,)) in queued
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.target, entry.actor_name) == ("package_fixity_check", AIP, "otto")
 
 
 def test_the_fixity_task_stores_a_failed_check_with_its_failures(client, polled, operator):
-    from dashboard.storage_tasks import check_package_fixity
+    from dashboard.tasks import check_package_fixity
 
     polled.fixity[AIP] = FixityResult(
         success=False,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from dashboard import storage_services
+from dashboard.services import storage as storage_services
 from tests.storage.fakes import (
     AIP_STORE,
     DIP_STORE,

@@ -15,10 +15,11 @@ import requests
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from dashboard import state, storage_services
 from dashboard.clients.storage import StorageClient
+from dashboard.forms.storage import encode_browse_path
+from dashboard.lib import cache_state as state
 from dashboard.models import StoragePackage
-from dashboard.storage_forms import encode_browse_path
+from dashboard.services import storage as storage_services
 from tests.support.simulator_process import SimulatorProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]

@@ -12,8 +12,8 @@ import requests
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from dashboard import storage_services
 from dashboard.models import AuditEntry, FixityCheck
+from dashboard.services import storage as storage_services
 from tests.support.simulator_process import SimulatorProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -117,7 +117,7 @@ def test_a_package_on_the_external_store_is_not_available_locally(client, operat
 def test_a_fixity_check_runs_against_the_storage_service_and_is_kept(
     client, operator, sim, django_capture_on_commit_callbacks, queued
 ):
-    from dashboard.storage_tasks import check_package_fixity
+    from dashboard.tasks import check_package_fixity
 
     package_uuid = _register(sim, size=MB)
     client.force_login(operator)

@@ -5,9 +5,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard import selectors, state, storage_services
+from dashboard.lib import cache_state as state
 from dashboard.models import StoragePackage
-from dashboard.storage_services import package_sync_state_load, packages_sync, storage_poll
+from dashboard.selectors import freshness
+from dashboard.services import storage as storage_services
+from dashboard.services.storage import package_sync_state_load, packages_sync, storage_poll
 from tests.storage.fakes import (
     AIP_STORE,
     BACKLOG,
@@ -171,7 +173,7 @@ def test_a_failed_poll_keeps_the_last_state_and_records_the_error(fake):
     assert not summary.ok
     assert StoragePackage.objects.count() == 1
     assert state.storage_summary_load() is not None
-    health = next(h for h in selectors.service_health_list() if h.service == "storage")
+    health = next(h for h in freshness.service_health_list() if h.service == "storage")
     assert "could not connect" in health.last_error
     assert health.last_success_at is not None
 
@@ -181,7 +183,7 @@ def test_a_successful_poll_records_freshness(fake):
 
     storage_poll(now=now)
 
-    health = next(h for h in selectors.service_health_list(now=now) if h.service == "storage")
+    health = next(h for h in freshness.service_health_list(now=now) if h.service == "storage")
     assert health.last_success_at == now
     assert not health.stale
 

@@ -17,8 +17,9 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard import selectors, storage_services
 from dashboard.models import AuditEntry, StoragePackage
+from dashboard.selectors import freshness
+from dashboard.services import storage as storage_services
 
 pytestmark = pytest.mark.django_db
 
@@ -254,7 +255,7 @@ def test_a_401_with_an_empty_body_fails_the_poll_and_says_why(settings):
         summary = storage_services.storage_poll()
 
     assert not summary.ok
-    health = next(h for h in selectors.service_health_list() if h.service == "storage")
+    health = next(h for h in freshness.service_health_list() if h.service == "storage")
     assert "401" in health.last_error
     assert KEY not in health.last_error
 

@@ -9,9 +9,10 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 
-from dashboard import storage_services, storage_tasks
-from dashboard.locks import cache_lock
+from dashboard import tasks
+from dashboard.lib.locks import cache_lock
 from dashboard.models import FixityCheck
+from dashboard.services import storage as storage_services
 from tests.storage.fakes import package_uuid
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_fetching_details_caches_contents_and_pointer_file(polled):
-    assert storage_tasks.fetch_package_details.run(package_uuid(1)) == "fetched"
+    assert tasks.fetch_package_details.run(package_uuid(1)) == "fetched"
 
     details = cache.get(storage_services.details_key(package_uuid(1)))
     assert details["files"][0]["name"] == "objects/report.pdf"
@@ -29,15 +30,15 @@ def test_fetching_details_caches_contents_and_pointer_file(polled):
 
 def test_a_second_fetch_of_the_same_package_waits_for_the_first(polled):
     with cache_lock(f"package-details:{package_uuid(1)}", ttl=30):
-        assert storage_tasks.fetch_package_details.run(package_uuid(1)) == "skipped"
+        assert tasks.fetch_package_details.run(package_uuid(1)) == "skipped"
     assert polled.count("get_package_contents") == 0
 
 
 def test_a_package_page_queues_its_details_once_a_minute(polled, queued):
-    assert storage_services.package_details_request(uuid=package_uuid(1))
-    assert not storage_services.package_details_request(uuid=package_uuid(1))
+    assert tasks.package_details_enqueue(package_uuid(1))
+    assert not tasks.package_details_enqueue(package_uuid(1))
 
-    assert [name for name, _ in queued].count("dashboard.storage_tasks.fetch_package_details") == 1
+    assert [name for name, _ in queued].count("dashboard.tasks.fetch_package_details") == 1
 
 
 def test_a_fixity_check_that_runs_out_of_time_is_recorded(polled, monkeypatch):
@@ -48,7 +49,7 @@ def test_a_fixity_check_that_runs_out_of_time_is_recorded(polled, monkeypatch):
 
     monkeypatch.setattr(storage_services, "fixity_check_run", too_slow)
 
-    assert storage_tasks.check_package_fixity.run(check.pk) == "timed out"
+    assert tasks.check_package_fixity.run(check.pk) == "timed out"
     check.refresh_from_db()
     assert "No answer within" in check.error and check.checked_at is not None
 
@@ -58,7 +59,7 @@ def test_a_fresh_worker_registers_the_storage_tasks():
     script = (
         "import django; django.setup(); from config.celery import app; "
         "app.loader.import_default_modules(); "
-        "print(sorted(n for n in app.tasks if n.startswith('dashboard.storage_tasks.')))"
+        "print(sorted(n for n in app.tasks if n.startswith('dashboard.tasks.')))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -69,11 +70,10 @@ def test_a_fresh_worker_registers_the_storage_tasks():
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"},
     )
 
-    assert "dashboard.storage_tasks.check_package_fixity" in done.stdout, (
-        "dashboard/tasks.py must import dashboard.storage_tasks for the worker to know them; "
-        + done.stderr
+    assert "dashboard.tasks.check_package_fixity" in done.stdout, (
+        "the worker must know the storage tasks; " + done.stderr
     )
-    assert "dashboard.storage_tasks.fetch_package_details" in done.stdout
+    assert "dashboard.tasks.fetch_package_details" in done.stdout
 
 
 def test_a_missing_pointer_file_is_shown_as_such(polled):

@@ -7,8 +7,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard import storage_services
 from dashboard.clients.storage import Location, LocationPurpose
+from dashboard.services import storage as storage_services
 from tests.storage.fakes import (
     AIP_STORE,
     DIP_STORE,
@@ -211,7 +211,7 @@ def test_the_package_detail_asks_for_contents_and_pointer_file_without_calling_u
     page = client.get(reverse("dashboard:storage-package-detail", args=[package_uuid(1)]))
 
     assert "Fetching the contents" in page.content.decode()
-    assert ("dashboard.storage_tasks.fetch_package_details", (package_uuid(1),)) in queued
+    assert ("dashboard.tasks.fetch_package_details", (package_uuid(1),)) in queued
     assert polled.calls == []
 
 
@@ -311,7 +311,7 @@ def browsable(polled):
 
 
 def _browse(client, path: bytes = b"", **headers):
-    from dashboard.storage_forms import encode_browse_path
+    from dashboard.forms.storage import encode_browse_path
 
     url = reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])
     if path:
@@ -331,7 +331,7 @@ def test_browsing_shows_decoded_names_counts_and_sizes(client, browsable, viewer
 
 
 def test_browsing_links_directories_with_their_path(client, browsable, viewer):
-    from dashboard.storage_forms import encode_browse_path
+    from dashboard.forms.storage import encode_browse_path
 
     client.force_login(viewer)
 
@@ -341,7 +341,7 @@ def test_browsing_links_directories_with_their_path(client, browsable, viewer):
 
 
 def test_browsing_a_subdirectory_shows_breadcrumbs_back_up(client, browsable, viewer):
-    from dashboard.storage_forms import encode_browse_path
+    from dashboard.forms.storage import encode_browse_path
 
     client.force_login(viewer)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, User
 
-from dashboard.models import Role
+from dashboard.lib.roles import Role
 
 PASSWORD = "correct horse battery staple"
 

@@ -10,7 +10,7 @@ from tests.support.users import make_user
 def _no_poll_enqueued(monkeypatch) -> list[str]:
     """Actions enqueue a poll on success; record it instead of touching a broker."""
     enqueued: list[str] = []
-    monkeypatch.setattr("dashboard.actions.poll_enqueue", enqueued.append)
+    monkeypatch.setattr("dashboard.tasks.poll_pipeline_enqueue", enqueued.append)
     return enqueued
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from dashboard import state
-from dashboard.snapshots import UnitSnapshot
+from dashboard.lib import cache_state as state
+from dashboard.lib.snapshots import UnitSnapshot
 
 PIPELINE = "default"
 XSS_NAME = "<img src=x onerror=alert(1)>"

@@ -5,8 +5,8 @@ import re
 import pytest
 from django.test import Client
 
-from dashboard import actions
 from dashboard.models import AuditEntry
+from dashboard.services import actions
 from tests.fakes import FakeUnit, FakeWorkflowClient
 from tests.support.users import make_user
 from tests.views.seed import PIPELINE, XSS_ESCAPED, XSS_NAME, seed, unit, uuid_for, waiting_unit

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from dashboard.lib import cache_state as state
 from tests.views.seed import (
     XSS_ESCAPED,
     XSS_NAME,
@@ -154,8 +155,6 @@ def test_it_escapes_a_hostile_unit_and_job_name(viewer):
 
 def test_opening_a_unit_whose_jobs_are_not_fetched_asks_the_worker_for_them(viewer):
     from django.core.cache import cache
-
-    from dashboard import state
 
     seed(unit(1, name="old one", status="COMPLETE", microservice="Remove the processing directory"))
 

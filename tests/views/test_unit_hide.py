@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from dashboard import actions, state
+from dashboard.lib import cache_state as state
 from dashboard.models import AuditEntry
+from dashboard.services import actions
 from tests.fakes import FakeUnit, FakeWorkflowClient
 from tests.support.users import make_user
 from tests.views.seed import PIPELINE, XSS_ESCAPED, XSS_NAME, seed, unit, uuid_for

@@ -6,10 +6,10 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from dashboard import state
+from dashboard.lib import cache_state as state
+from dashboard.lib.cache_state import Freshness
+from dashboard.lib.snapshots import UnitSnapshot
 from dashboard.models import StatusChange
-from dashboard.snapshots import UnitSnapshot
-from dashboard.state import Freshness
 
 PIPELINES = [
     {

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from dashboard.sparkline import PADDING, sparkline_points, sparkline_svg, sparkline_text
+from dashboard.lib.sparkline import PADDING, sparkline_points, sparkline_svg, sparkline_text
 
 
 def polyline_points(svg: str) -> list[tuple[float, float]]:

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from dashboard import wall
 from dashboard.models import AuditEntry, WallLink
+from dashboard.services import wall_links
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,7 @@ def test_create_prints_the_full_address_of_a_working_screen(settings):
     assert found is not None, out
     path, token = found.groups()
     assert "shown only this once" in err
-    assert wall.wall_link_verify(token=token).granted
+    assert wall_links.wall_link_verify(token=token).granted
     assert Client().get(path).status_code == 200
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard.wall_selectors import (
+from dashboard.selectors.wall import (
     CapacityRow,
     capacity_rows,
     duration_label,

@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve
 from django.utils.regex_helper import normalize
 
-from dashboard import wall
 from dashboard.models import WallLink
+from dashboard.services import wall_links
 from tests.wall import seeding
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def _pipelines(settings):
 
 @pytest.fixture
 def token() -> str:
-    return wall.wall_link_create(name="Operations room").token
+    return wall_links.wall_link_create(name="Operations room").token
 
 
 def _walk(patterns, prefix: str = ""):

@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dashboard import wall
 from dashboard.models import AuditEntry, WallLink
+from dashboard.services import wall_links
 from tests.support.users import make_user
 from tests.wall import seeding
 
@@ -22,7 +22,7 @@ def _pipelines(settings):
 
 @pytest.fixture
 def token() -> str:
-    return wall.wall_link_create(name="Operations room").token
+    return wall_links.wall_link_create(name="Operations room").token
 
 
 def text_of(response) -> str:
@@ -157,7 +157,7 @@ def test_an_unknown_token_gets_a_plain_404(client, token):
 
 
 def test_a_revoked_token_gets_a_plain_403(client, token):
-    wall.wall_link_revoke(name="Operations room")
+    wall_links.wall_link_revoke(name="Operations room")
 
     response = client.get(f"/wall/{token}/")
 
@@ -166,7 +166,7 @@ def test_a_revoked_token_gets_a_plain_403(client, token):
 
 
 def test_a_revoked_refresh_replaces_the_live_region_and_stops_polling(client, token):
-    wall.wall_link_revoke(name="Operations room")
+    wall_links.wall_link_revoke(name="Operations room")
 
     response = client.get(f"/wall/{token}/", headers={"HX-Request": "true"})
     html = response.content.decode()
@@ -242,14 +242,14 @@ def test_an_admin_creates_a_link_and_sees_its_address_once(admin_client):
     )
     assert found is not None
     address, token = found.groups()
-    assert wall.wall_link_verify(token=token).granted
+    assert wall_links.wall_link_verify(token=token).granted
     assert token not in admin_client.get("/wall/links/").content.decode()
     assert Client().get(address.removeprefix("http://testserver")).status_code == 200
     assert AuditEntry.objects.get().action == "wall_link_create"
 
 
 def test_a_duplicate_name_is_refused_on_the_page(admin_client):
-    wall.wall_link_create(name="Lobby")
+    wall_links.wall_link_create(name="Lobby")
 
     response = admin_client.post("/wall/links/create/", {"name": "Lobby"})
 
@@ -267,7 +267,7 @@ def test_the_create_form_needs_csrf(client):
 
 
 def test_revoking_asks_for_confirmation_first(admin_client):
-    link = wall.wall_link_create(name="Lobby").link
+    link = wall_links.wall_link_create(name="Lobby").link
 
     response = admin_client.get(f"/wall/links/{link.pk}/revoke/")
 
@@ -278,7 +278,7 @@ def test_revoking_asks_for_confirmation_first(admin_client):
 
 
 def test_an_admin_revokes_a_link_and_its_screen_stops(admin_client):
-    created = wall.wall_link_create(name="Lobby")
+    created = wall_links.wall_link_create(name="Lobby")
 
     response = admin_client.post(f"/wall/links/{created.link.pk}/revoke/", follow=True)
 

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from dashboard import services, storage_services
-from dashboard.pipelines import pipeline_list
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.services import storage as storage_services
+from dashboard.services import units as unit_services
 
 
 class Command(BaseCommand):
@@ -24,8 +25,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         summaries = []
         for pipeline in pipeline_list():
-            summaries.append(services.workflow_poll(pipeline=pipeline))
-            services.jobs_refresh(pipeline=pipeline)
+            summaries.append(unit_services.workflow_poll(pipeline=pipeline))
+            unit_services.jobs_refresh(pipeline=pipeline)
         summaries.append(storage_services.storage_poll())
         for summary in summaries:
             self.stdout.write(summary.line())

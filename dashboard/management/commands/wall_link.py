@@ -12,8 +12,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from dashboard import wall
 from dashboard.models import WallLink
+from dashboard.services import wall_links
 
 
 def _shell_actor() -> str:
@@ -43,18 +43,18 @@ class Command(BaseCommand):
                 self._revoke(options["name"])
             else:
                 self._list()
-        except wall.WallLinkError as exc:
+        except wall_links.WallLinkError as exc:
             raise CommandError(str(exc)) from None
 
     def _create(self, name: str) -> None:
-        created = wall.wall_link_create(name=name, actor_name=_shell_actor())
+        created = wall_links.wall_link_create(name=name, actor_name=_shell_actor())
         self.stderr.write(
             f"Created wall link {created.link.name!r}. Its address is shown only this once:"
         )
-        self.stdout.write(wall.wall_link_url(token=created.token))
+        self.stdout.write(wall_links.wall_link_url(token=created.token))
 
     def _revoke(self, name: str) -> None:
-        link = wall.wall_link_revoke(name=name, actor_name=_shell_actor())
+        link = wall_links.wall_link_revoke(name=name, actor_name=_shell_actor())
         self.stdout.write(f"Revoked wall link {link.name!r}.")
 
     def _list(self) -> None:

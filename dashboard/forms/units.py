@@ -9,8 +9,8 @@ from typing import Any
 
 from django import forms
 
-from dashboard.pipelines import pipeline_list
-from dashboard.selectors import UNIT_KINDS, UNIT_STATUSES
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.selectors.units import UNIT_KINDS, UNIT_STATUSES
 
 STATUS_NAMES = {
     "PROCESSING": "Processing",

@@ -1,7 +1,7 @@
-"""Reads for the live pages: counts, groupings and freshness, computed once per request.
+"""Reads of units: lists, lookups, the overview, the waiting queue, unit and job detail.
 
-Everything comes from the cache the pollers fill (through `dashboard.selectors`) or
-from the audit table; templates only format what these functions return.
+Straight from what the pollers stored; nothing here calls an upstream service, so a
+page never waits on one.
 """
 
 from __future__ import annotations
@@ -11,13 +11,71 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
 from django.utils import timezone
 
-from dashboard import selectors
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.lib.snapshots import UnitSnapshot
 from dashboard.models import AuditEntry
-from dashboard.selectors import UNIT_STATUSES, ServiceHealth
-from dashboard.snapshots import UnitSnapshot
+
+UNIT_STATUSES = ("PROCESSING", "USER_INPUT", "COMPLETE", "FAILED", "REJECTED", "PENDING", "UNKNOWN")
+UNIT_KINDS = ("transfer", "sip")
+
+
+def unit_list(
+    *,
+    pipeline: str | None = None,
+    status: str | None = None,
+    kind: str | None = None,
+    q: str | None = None,
+    include_hidden: bool = False,
+) -> list[UnitSnapshot]:
+    """Units newest change first, filtered; `q` matches name, directory or UUID."""
+    needle = (q or "").strip().lower()
+    found = []
+    for config in pipeline_list():
+        if pipeline and config.slug != pipeline:
+            continue
+        hidden = state.hidden_load(config.slug)
+        for unit in state.units_load(config.slug).values():
+            if (unit.hidden or unit.uuid in hidden) and not include_hidden:
+                continue
+            if status and unit.status != status:
+                continue
+            if kind and unit.kind != kind:
+                continue
+            if needle and not (
+                needle in unit.name.lower()
+                or needle in unit.directory.lower()
+                or unit.uuid.startswith(needle)
+            ):
+                continue
+            found.append(unit)
+    found.sort(key=lambda u: u.updated_at, reverse=True)
+    return found
+
+
+def unit_get(*, uuid: str) -> UnitSnapshot | None:
+    for config in pipeline_list():
+        unit = state.units_load(config.slug).get(uuid)
+        if unit is not None:
+            return unit
+    return None
+
+
+def unit_jobs(*, unit: UnitSnapshot) -> dict[str, Any] | None:
+    """The unit's cached jobs, `{"fetched_at", "jobs": [...]}`, or None if not fetched yet."""
+    return state.jobs_load(unit.pipeline, unit.uuid)
+
+
+def waiting_list(*, pipeline: str | None = None) -> list[UnitSnapshot]:
+    """Units awaiting a decision, the longest-waiting first."""
+    units = [u for u in unit_list(pipeline=pipeline) if u.awaiting_decision]
+    units.sort(key=lambda u: u.waiting_since or u.updated_at)
+    return units
+
+
+# --- pages: overview, waiting, unit and job detail ---------------------------------
 
 ACTIVE_STATUSES = frozenset({"PROCESSING"})
 # How long a done approval is shown next to a unit the poller still lists as waiting.
@@ -25,32 +83,6 @@ RECENT_ACTION_WINDOW = timedelta(minutes=10)
 
 
 # --- freshness ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PageFreshness:
-    """How old the workflow data on a page is, and which services are stale."""
-
-    # Age of the oldest last success among the workflow services; None if never polled.
-    age_seconds: float | None
-    never_polled: bool
-    stale: list[ServiceHealth]
-    services: list[ServiceHealth]
-
-
-def page_freshness(*, now: datetime | None = None, include_storage: bool = False) -> PageFreshness:
-    """The age is the workflow services'; the storage service is listed when asked."""
-    health = selectors.service_health_list(now=now)
-    if not include_storage:
-        health = [h for h in health if h.service.startswith("workflow:")]
-    ages = [h.age_seconds for h in health if h.service.startswith("workflow:")]
-    known = [age for age in ages if age is not None]
-    return PageFreshness(
-        age_seconds=max(known) if known else None,
-        never_polled=any(age is None for age in ages),
-        stale=[h for h in health if h.stale],
-        services=health,
-    )
 
 
 # --- overview ----------------------------------------------------------------------
@@ -88,7 +120,7 @@ def _seconds_since(moment: datetime | None, now: datetime) -> float:
 def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
     """The home page in one pass over the cached units."""
     now = now or timezone.now()
-    units = selectors.unit_list()
+    units = unit_list()
     counts = Counter(unit.status for unit in units)
     active = [u for u in units if u.status in ACTIVE_STATUSES and not u.awaiting_decision]
     # Longest in its current microservice first: that is where a stuck unit shows.
@@ -125,7 +157,7 @@ class WaitingEntry:
 def waiting_entries(*, now: datetime | None = None) -> list[WaitingEntry]:
     """Units awaiting a decision, oldest first, each with its age and any fresh approval."""
     now = now or timezone.now()
-    units = selectors.waiting_list()
+    units = waiting_list()
     recent: dict[str, AuditEntry] = {}
     if units:
         rows = AuditEntry.objects.filter(
@@ -197,10 +229,10 @@ class UnitDetail:
 
 
 def unit_detail_get(*, uuid: str) -> UnitDetail | None:
-    unit = selectors.unit_get(uuid=uuid)
+    unit = unit_get(uuid=uuid)
     if unit is None:
         return None
-    entry = selectors.unit_jobs(unit=unit)
+    entry = unit_jobs(unit=unit)
     jobs: list[dict[str, Any]] = list(entry.get("jobs") or []) if entry else []
     groups = job_groups(jobs)
     failed = next((j for g in groups for j in g.jobs if j.get("status") == "FAILED"), None)
@@ -238,10 +270,10 @@ def _task_sort_key(task: dict[str, Any]) -> tuple[bool, datetime]:
 def job_detail_get(
     *, unit_uuid: str, job_uuid: str, nonzero_only: bool = False
 ) -> JobDetail | None:
-    unit = selectors.unit_get(uuid=unit_uuid)
+    unit = unit_get(uuid=unit_uuid)
     if unit is None:
         return None
-    entry = selectors.unit_jobs(unit=unit) or {}
+    entry = unit_jobs(unit=unit) or {}
     job = next((j for j in entry.get("jobs") or [] if j.get("uuid") == job_uuid), None)
     if job is None:
         return None
@@ -259,8 +291,3 @@ def job_detail_get(
 
 
 # --- audit -------------------------------------------------------------------------
-
-
-def audit_entries() -> QuerySet[AuditEntry]:
-    """Newest first; the view paginates the queryset."""
-    return AuditEntry.objects.order_by("-requested_at", "-id")

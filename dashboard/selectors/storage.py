@@ -17,9 +17,10 @@ from xml.dom import minidom
 from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
 
-from dashboard import selectors, state
+from dashboard.lib import cache_state as state
 from dashboard.models import FixityCheck, StoragePackage
-from dashboard.storage_services import (
+from dashboard.selectors import freshness
+from dashboard.services.storage import (
     TRANSITIONAL_STATUSES,
     PackageSyncState,
     details_key,
@@ -220,8 +221,8 @@ class StorageOverview:
     recovery_requests: int
 
 
-def storage_health() -> selectors.ServiceHealth:
-    return next(h for h in selectors.service_health_list() if h.service == "storage")
+def storage_health() -> freshness.ServiceHealth:
+    return next(h for h in freshness.service_health_list() if h.service == "storage")
 
 
 def _summary() -> dict[str, Any]:
@@ -705,3 +706,7 @@ def browse_breadcrumbs(*, location_label: str, path: bytes) -> list[Crumb]:
             )
         )
     return crumbs
+
+
+def storage_summary() -> dict[str, Any] | None:
+    return state.storage_summary_load()

@@ -11,9 +11,9 @@ from typing import Any
 
 from django import forms
 
-from dashboard import storage_selectors
-from dashboard.forms import ConfirmActionForm
+from dashboard.forms.units import ConfirmActionForm
 from dashboard.models import StoragePackage
+from dashboard.selectors import storage as storage_selectors
 
 REINGEST_TYPES = (
     ("METADATA_ONLY", "Metadata only (keep the objects, rebuild the metadata)"),

@@ -14,9 +14,10 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from dashboard import selectors, services
 from dashboard.clients.workflow import get_workflow_client
-from dashboard.pipelines import pipeline_list
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import units as unit_services
 from tests.browser.conftest import screenshot
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import PASSWORD, make_user
@@ -42,8 +43,8 @@ class Poller(threading.Thread):
         try:
             while not self.stopped.is_set():
                 pipeline = pipeline_list()[0]
-                services.workflow_poll(pipeline=pipeline)
-                services.jobs_refresh(pipeline=pipeline)
+                unit_services.workflow_poll(pipeline=pipeline)
+                unit_services.jobs_refresh(pipeline=pipeline)
                 self.cycles += 1
                 self.first_cycle.set()
                 self.stopped.wait(POLL_EVERY_SECONDS)
@@ -59,7 +60,7 @@ class Poller(threading.Thread):
 def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
     """Lookout on a live server, pointed at a running simulator, with polling going on."""
     # The poller thread already polls; no broker in these tests.
-    monkeypatch.setattr("dashboard.actions.poll_enqueue", lambda pipeline: None)
+    monkeypatch.setattr("dashboard.tasks.poll_pipeline_enqueue", lambda pipeline: None)
     with SimulatorProcess(speed=SPEED, units=30, packages=10, seed=11) as sim:
         settings.LOOKOUT_PIPELINES = [
             {
@@ -92,7 +93,7 @@ def log_in(page, base_url: str, username: str) -> None:
 def test_a_unit_page_follows_the_unit_without_reloading(page, lookout):
     log_in(page, lookout, "olga")
     screenshot(page, "live-overview")
-    waiting = [u for u in selectors.waiting_list() if u.awaiting_approval]
+    waiting = [u for u in unit_selectors.waiting_list() if u.awaiting_approval]
     assert waiting, "the simulator seeds transfers awaiting approval"
     unit = waiting[0]
     page.goto(f"{lookout}/units/{unit.uuid}/")
@@ -117,7 +118,7 @@ def test_a_unit_page_follows_the_unit_without_reloading(page, lookout):
 
 def test_approving_a_transfer_from_the_waiting_page_moves_it_on(page, lookout):
     log_in(page, lookout, "otto")
-    waiting = [u for u in selectors.waiting_list() if u.awaiting_approval]
+    waiting = [u for u in unit_selectors.waiting_list() if u.awaiting_approval]
     assert waiting, "the simulator seeds transfers awaiting approval"
     unit = waiting[0]
 

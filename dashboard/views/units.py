@@ -1,7 +1,7 @@
-"""The live pages: overview, units, unit and job drill-down, waiting, audit, actions.
+"""The unit pages: overview, units, unit and job drill-down, waiting, audit, actions.
 
 Pages read only the cache the pollers fill; nothing here calls an upstream service
-except the POST actions, through `dashboard.actions`. Each page is one template with
+except the POST actions, through `dashboard.services.actions`. Each page is one template with
 a named live partial; htmx polls the page URL and gets just that partial back.
 """
 
@@ -23,12 +23,15 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
-from dashboard import actions, live_selectors, selectors
-from dashboard.forms import ConfirmActionForm, TaskFilterForm, UnitFilterForm
-from dashboard.roles import user_has_role
-from dashboard.snapshots import UnitSnapshot
+from dashboard import tasks
+from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterForm
+from dashboard.lib.htmx import HtmxHttpRequest
+from dashboard.lib.roles import user_has_role
+from dashboard.lib.snapshots import UnitSnapshot
+from dashboard.selectors import audit, freshness
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import actions
 from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
@@ -44,10 +47,6 @@ NO_ROLE_MESSAGE = (
     "Your account has no Lookout role yet. Ask an administrator to put you in the "
     "viewer, operator or admin group."
 )
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 View = Callable[..., HttpResponse]
@@ -94,7 +93,7 @@ def _render_live(
 ) -> HttpResponse:
     """The full page, or only its live partial for an htmx poll."""
     context = {
-        "freshness": live_selectors.page_freshness(include_storage=include_storage),
+        "freshness": freshness.page_freshness(include_storage=include_storage),
         "live_trigger": LIVE_TRIGGER,
         "rendered_at": timezone.now(),
         # Row links are built from this prefix: one reverse() per page, not per row.
@@ -116,7 +115,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "dashboard/home.html",
         "overview-live",
-        {"section": "home", "overview": live_selectors.overview_get()},
+        {"section": "home", "overview": unit_selectors.overview_get()},
         include_storage=True,
     )
 
@@ -127,7 +126,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     form = UnitFilterForm(request.GET or None)
     filters = form.filters()
-    units = selectors.unit_list(**filters)
+    units = unit_selectors.unit_list(**filters)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,
@@ -148,11 +147,11 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    detail = live_selectors.unit_detail_get(uuid=str(uuid))
+    detail = unit_selectors.unit_detail_get(uuid=str(uuid))
     if detail is None:
         return not_found(request, "This unit is not known to Lookout (or not yet).")
     if not detail.jobs_fetched and not request.htmx:
-        actions.jobs_fetch_enqueue(detail.unit.pipeline, detail.unit.uuid)
+        tasks.jobs_fetch_enqueue(detail.unit.pipeline, detail.unit.uuid)
     can_hide = (
         detail.unit.finished
         and not detail.unit.hidden
@@ -172,7 +171,7 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
 def job_detail(request: HtmxHttpRequest, uuid: Any, job_uuid: Any) -> HttpResponse:
     form = TaskFilterForm(request.GET or None)
     nonzero_only = form.is_valid() and form.cleaned_data["nonzero"]
-    detail = live_selectors.job_detail_get(
+    detail = unit_selectors.job_detail_get(
         unit_uuid=str(uuid), job_uuid=str(job_uuid), nonzero_only=nonzero_only
     )
     if detail is None:
@@ -204,7 +203,7 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
         "waiting-live",
         {
             "section": "waiting",
-            "page": Paginator(live_selectors.waiting_entries(), WAITING_PER_PAGE).get_page(
+            "page": Paginator(unit_selectors.waiting_entries(), WAITING_PER_PAGE).get_page(
                 request.GET.get("page")
             ),
             "can_approve": request.user.has_perm(actions.APPROVE_PERMISSION),
@@ -218,9 +217,7 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
 def audit_list(request: HtmxHttpRequest) -> HttpResponse:
     if not request.user.has_perm("dashboard.view_audit"):
         return forbidden(request, "Reading the audit log needs the operator or admin role.")
-    page = Paginator(live_selectors.audit_entries(), AUDIT_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    page = Paginator(audit.audit_entries(), AUDIT_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request, "dashboard/audit_list.html", "audit-live", {"section": "audit", "page": page}
     )
@@ -272,7 +269,7 @@ def _confirm(
 
 
 def _unit_or_404(request: HttpRequest, uuid: Any) -> UnitSnapshot | HttpResponse:
-    unit = selectors.unit_get(uuid=str(uuid))
+    unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
         return not_found(request, "This unit is not known to Lookout (or not yet).")
     return unit
@@ -300,7 +297,10 @@ def _perform(
         return confirm(request, unit, status=400)
     try:
         result = service(
-            user=request.user, unit=unit, idempotency_key=form.cleaned_data["idempotency_key"]
+            user=request.user,
+            unit=unit,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+            after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
         )
     except actions.IdempotencyKeyReused:
         messages.error(

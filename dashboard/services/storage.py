@@ -42,7 +42,6 @@ from django.core.cache import cache
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
-from dashboard import state
 from dashboard.clients.base import Page, UpstreamError
 from dashboard.clients.storage import (
     BrowseResult,
@@ -53,9 +52,11 @@ from dashboard.clients.storage import (
     StorageNotFound,
     get_storage_client,
 )
+from dashboard.lib import cache_state as state
+from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import FixityCheck, StoragePackage
-from dashboard.redaction import redact_secrets
-from dashboard.services import PollSummary, plain, service_poll_record
+from dashboard.services.freshness import PollSummary, service_poll_record
+from dashboard.services.units import plain
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,6 @@ BROWSE_TIMEOUT = (2.0, 5.0)
 
 SYNC_KEY = "storage:package-sync"
 DETAILS_TTL = 24 * 3600
-# A page asks for a package's details at most this often (seconds).
-DETAILS_REQUEST_PAUSE = 60
 
 
 def details_key(package_uuid: str) -> str:
@@ -619,26 +618,6 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
     except StorageError as exc:
         log.info("package %s not refreshed with its details: %s", uuid, exc)
     return details
-
-
-def package_details_request(*, uuid: str) -> bool:
-    """Queue a fetch of contents and pointer file, at most once a minute per package.
-
-    Returns whether a fetch was queued. The page shows the result when it arrives.
-    """
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from dashboard.storage_tasks import fetch_package_details
-
-    if not cache.add(f"storage:details-requested:{uuid}", timezone.now(), DETAILS_REQUEST_PAUSE):
-        return False
-    try:
-        fetch_package_details.delay(uuid)
-    except (BrokerError, OSError) as exc:
-        log.warning("could not queue the details of package %s: %s", uuid, exc)
-        cache.delete(f"storage:details-requested:{uuid}")
-        return False
-    return True
 
 
 def _readable(exc: UpstreamError) -> str:

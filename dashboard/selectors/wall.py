@@ -14,11 +14,13 @@ from typing import Any
 
 from django.utils import timezone
 
-from dashboard import selectors
+from dashboard.lib.pipelines import PipelineConfig, pipeline_list
+from dashboard.lib.sparkline import Sparkline, sparkline_svg
 from dashboard.models import StatusChange
-from dashboard.pipelines import PipelineConfig, pipeline_list
-from dashboard.selectors import ServiceHealth
-from dashboard.sparkline import Sparkline, sparkline_svg
+from dashboard.selectors import freshness
+from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.freshness import ServiceHealth
 
 THROUGHPUT_HOURS = 24
 FAILURE_WINDOW = timedelta(hours=24)
@@ -161,8 +163,8 @@ class PipelineTile:
 
 
 def _pipeline_tile(config: PipelineConfig, health: ServiceHealth, now: datetime) -> PipelineTile:
-    units = selectors.unit_list(pipeline=config.slug)
-    waiting = selectors.waiting_list(pipeline=config.slug)
+    units = unit_selectors.unit_list(pipeline=config.slug)
+    waiting = unit_selectors.waiting_list(pipeline=config.slug)
     oldest = waiting[0] if waiting else None
     oldest_since = (oldest.waiting_since or oldest.updated_at) if oldest else None
     history = pipeline_history(pipeline=config.slug, now=now)
@@ -325,11 +327,11 @@ def _stale(health: Iterable[ServiceHealth]) -> tuple[StaleService, ...]:
 
 def wall_state(*, now: datetime | None = None) -> WallState:
     now = now or timezone.now()
-    health = {h.service: h for h in selectors.service_health_list(now=now)}
+    health = {h.service: h for h in freshness.service_health_list(now=now)}
     tiles = tuple(
         _pipeline_tile(config, health[f"workflow:{config.slug}"], now) for config in pipeline_list()
     )
-    summary = selectors.storage_summary()
+    summary = storage_selectors.storage_summary()
     rows = capacity_rows(summary)
     return WallState(
         generated_at=now,

@@ -15,16 +15,22 @@ status, and a storage poll is queued for the locations' usage.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard import storage_selectors, storage_services
-from dashboard.actions import ActionNotPossible, ActionResult, UpstreamAnswer, action_perform
 from dashboard.clients.storage import ReingestType, StorageError
 from dashboard.models import AuditEntry, StoragePackage
+from dashboard.selectors import storage as storage_selectors
+from dashboard.services import storage as storage_services
+from dashboard.services.actions import (
+    ActionNotPossible,
+    ActionResult,
+    UpstreamAnswer,
+    action_perform,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +43,6 @@ User = AbstractBaseUser | AnonymousUser
 
 def _label(package: StoragePackage) -> str:
     return f"{package.package_type} {package.name or package.uuid}"
-
-
-def storage_poll_enqueue() -> None:
-    """Ask the worker for a storage poll now; the scheduled one catches up otherwise."""
-    from dashboard.tasks import poll_storage
-
-    try:
-        poll_storage.delay()
-    except (BrokerError, OSError) as exc:
-        log.warning("could not enqueue a storage poll after an action: %s", exc)
 
 
 def _refresh(package_uuid: str) -> None:
@@ -66,7 +62,7 @@ def _perform(
     idempotency_key: str,
     call: Any,
     parameters: dict[str, Any] | None = None,
-    after_success: Any = storage_poll_enqueue,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     return action_perform(
         user=user,
@@ -100,29 +96,24 @@ def repeated_submit_get(
 
 
 def package_fixity_check(
-    *, user: User, package: StoragePackage, idempotency_key: str
+    *,
+    user: User,
+    package: StoragePackage,
+    idempotency_key: str,
+    run_check: Callable[[int], None],
 ) -> ActionResult:
-    """Queue a fixity check; the worker runs it and stores the result with the history."""
-    queued: list[int] = []
+    """Record a fixity check and hand it to `run_check` (the caller queues the worker's
+    task); the result is stored with the history when it is done."""
+    created: list[int] = []
 
     def call() -> UpstreamAnswer:
         check = storage_services.fixity_check_create(
             package_uuid=package.uuid, requested_by=user.get_username()
         )
-        queued.append(check.pk)
+        created.append(check.pk)
         return UpstreamAnswer(
             "Queued; the result appears in the fixity history when it is done.", status=None
         )
-
-    def enqueue() -> None:
-        from dashboard.storage_tasks import check_package_fixity
-
-        try:
-            check_package_fixity.delay(queued[0])
-        except (BrokerError, OSError) as exc:
-            storage_services.fixity_check_fail(
-                check_id=queued[0], reason=f"The check could not be queued: {exc}"
-            )
 
     return _perform(
         user=user,
@@ -131,7 +122,7 @@ def package_fixity_check(
         package=package,
         idempotency_key=idempotency_key,
         call=call,
-        after_success=enqueue,
+        after_success=lambda: run_check(created[0]),
     )
 
 
@@ -187,6 +178,7 @@ def _package_request(
     pipeline_uuid: str,
     reason: str,
     idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     reason = reason.strip()
 
@@ -228,11 +220,18 @@ def _package_request(
             "user_id": getattr(user, "pk", None),
             "user_email": getattr(user, "email", ""),
         },
+        after_success=after_success,
     )
 
 
 def package_deletion_request(
-    *, user: User, package: StoragePackage, pipeline_uuid: str, reason: str, idempotency_key: str
+    *,
+    user: User,
+    package: StoragePackage,
+    pipeline_uuid: str,
+    reason: str,
+    idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     return _package_request(
         kind="deletion",
@@ -241,11 +240,18 @@ def package_deletion_request(
         pipeline_uuid=pipeline_uuid,
         reason=reason,
         idempotency_key=idempotency_key,
+        after_success=after_success,
     )
 
 
 def package_recovery_request(
-    *, user: User, package: StoragePackage, pipeline_uuid: str, reason: str, idempotency_key: str
+    *,
+    user: User,
+    package: StoragePackage,
+    pipeline_uuid: str,
+    reason: str,
+    idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     return _package_request(
         kind="recovery",
@@ -254,6 +260,7 @@ def package_recovery_request(
         pipeline_uuid=pipeline_uuid,
         reason=reason,
         idempotency_key=idempotency_key,
+        after_success=after_success,
     )
 
 
@@ -268,6 +275,7 @@ def package_reingest(
     reingest_type: str,
     processing_config: str,
     idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     def call() -> UpstreamAnswer:
         try:
@@ -295,6 +303,7 @@ def package_reingest(
             "reingest_type": reingest_type,
             "processing_config": processing_config,
         },
+        after_success=after_success,
     )
 
 
@@ -302,7 +311,12 @@ def package_reingest(
 
 
 def package_move(
-    *, user: User, package: StoragePackage, location_uuid: str, idempotency_key: str
+    *,
+    user: User,
+    package: StoragePackage,
+    location_uuid: str,
+    idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     def call() -> UpstreamAnswer:
         allowed = {loc.uuid: loc for loc in storage_selectors.move_destinations(package=package)}
@@ -326,4 +340,5 @@ def package_move(
         idempotency_key=idempotency_key,
         call=call,
         parameters={"from": package.current_location_uuid, "to": location_uuid},
+        after_success=after_success,
     )

@@ -10,9 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboard import selectors
-from dashboard.api_pagination import paginated_response
-from dashboard.snapshots import UnitSnapshot
+from dashboard.api.pagination import paginated_response
+from dashboard.lib.snapshots import UnitSnapshot
+from dashboard.selectors import freshness
+from dashboard.selectors import units as unit_selectors
 
 
 class UnitOutputSerializer(serializers.Serializer):
@@ -32,8 +33,8 @@ class UnitOutputSerializer(serializers.Serializer):
 
 class UnitListApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=selectors.UNIT_STATUSES, required=False)
-        kind = serializers.ChoiceField(choices=selectors.UNIT_KINDS, required=False)
+        status = serializers.ChoiceField(choices=unit_selectors.UNIT_STATUSES, required=False)
+        kind = serializers.ChoiceField(choices=unit_selectors.UNIT_KINDS, required=False)
         q = serializers.CharField(required=False, max_length=200)
         pipeline = serializers.CharField(required=False, max_length=40)
 
@@ -45,7 +46,7 @@ class UnitListApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        units = selectors.unit_list(**filters.validated_data)
+        units = unit_selectors.unit_list(**filters.validated_data)
         return paginated_response(request, self, units, UnitOutputSerializer)
 
 
@@ -71,10 +72,10 @@ class UnitDetailApi(APIView):
 
     @extend_schema(responses=OutputSerializer, summary="One unit with its jobs and task exit codes")
     def get(self, request: Request, uuid: str) -> Response:
-        unit = selectors.unit_get(uuid=str(uuid))
+        unit = unit_selectors.unit_get(uuid=str(uuid))
         if unit is None:
             return Response({"detail": "No such unit."}, status=404)
-        jobs = selectors.unit_jobs(unit=unit)
+        jobs = unit_selectors.unit_jobs(unit=unit)
         data = {
             **_unit_data(unit),
             "jobs": jobs["jobs"] if jobs else None,
@@ -93,7 +94,7 @@ class WaitingListApi(APIView):
         responses=OutputSerializer(many=True), summary="Units awaiting a decision, oldest first"
     )
     def get(self, request: Request) -> Response:
-        units = selectors.waiting_list()
+        units = unit_selectors.waiting_list()
         return Response(self.OutputSerializer([_unit_data(u) for u in units], many=True).data)
 
 
@@ -115,7 +116,7 @@ class HealthApi(APIView):
         summary="Freshness of what Lookout knows, per upstream service",
     )
     def get(self, request: Request) -> Response:
-        return Response([asdict(h) for h in selectors.service_health_list()])
+        return Response([asdict(h) for h in freshness.service_health_list()])
 
 
 def _unit_data(unit: UnitSnapshot) -> dict:

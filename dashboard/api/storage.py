@@ -1,6 +1,6 @@
 """Storage read API (/api/v1/pipelines/, spaces/, locations/, packages/).
 
-DRF views over `dashboard.storage_selectors`: the cached summary and the package
+DRF views over `dashboard.selectors.storage`: the cached summary and the package
 mirror. No storage service call happens here. Lists page with `limit` and `offset`.
 """
 
@@ -14,9 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboard import storage_selectors
-from dashboard.api_pagination import paginated_response
+from dashboard.api.pagination import paginated_response
 from dashboard.models import StoragePackage
+from dashboard.selectors import storage as storage_selectors
 
 
 @extend_schema_serializer(component_name="StorageUsage")

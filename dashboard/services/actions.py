@@ -8,8 +8,9 @@ Every action goes through `action_perform`, which
    upstream call and reports the first outcome;
 3. calls the upstream service (the `call` argument);
 4. records the outcome, the upstream HTTP status and the upstream's own message;
-5. on success, runs `after_success` once the row is committed (`transaction.on_commit`),
-   e.g. to enqueue a poll so the pages catch up quickly.
+5. on success, runs the caller's `after_success` once the row is committed
+   (`transaction.on_commit`): the view passes the queueing of a poll, so the pages catch
+   up quickly, and services never import tasks.
 
 Outcomes: DONE (the service did it), REFUSED (the service answered no, or the action is
 no longer possible; the user sees why), FAILED (the service could not be reached, or
@@ -31,13 +32,10 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard import selectors, state
 from dashboard.clients.base import (
     UpstreamAuthError,
     UpstreamConfigError,
@@ -45,17 +43,17 @@ from dashboard.clients.base import (
     UpstreamUnavailable,
 )
 from dashboard.clients.workflow import get_workflow_client
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import pipeline_get
+from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.lib.snapshots import UnitSnapshot
 from dashboard.models import AuditEntry
-from dashboard.pipelines import pipeline_get
-from dashboard.redaction import redact_secrets
-from dashboard.snapshots import UnitSnapshot
+from dashboard.selectors import units as unit_selectors
 
 log = logging.getLogger(__name__)
 
 APPROVE_PERMISSION = "dashboard.approve_transfer"
 HIDE_PERMISSION = "dashboard.hide_unit"
-# Seconds between two jobs-refresh tasks queued because someone opened a unit page.
-JOBS_FETCH_ENQUEUE_PAUSE = 5
 
 Outcome = AuditEntry.Outcome
 UNEXPECTED_ERROR_MESSAGE = (
@@ -211,38 +209,6 @@ def action_perform(
 # --- workflow-service actions --------------------------------------------------------
 
 
-def poll_enqueue(pipeline: str) -> None:
-    """Ask the worker for a poll of `pipeline` now, so the pages show the effect soon."""
-    from dashboard.tasks import poll_pipeline
-
-    try:
-        poll_pipeline.delay(pipeline)
-    except BrokerError as exc:
-        # The scheduled poll catches up anyway; the action itself succeeded.
-        log.warning("could not enqueue a poll of %s after an action: %s", pipeline, exc)
-
-
-def jobs_fetch_enqueue(pipeline: str, unit_uuid: str) -> None:
-    """Someone opened a unit whose jobs Lookout has not fetched: fetch them soon.
-
-    Only the cache and the broker are touched; the upstream call happens in the worker.
-    """
-    from dashboard.services import unit_jobs_request
-    from dashboard.tasks import refresh_pipeline_jobs
-
-    unit_jobs_request(pipeline=pipeline, uuid=unit_uuid)
-    # A page reloaded in a loop must not fill the queue: one task every few seconds
-    # takes every request made meanwhile (and the scheduled refresh takes the rest).
-    marker = f"jobs-fetch-enqueued:{pipeline}"
-    if not cache.add(marker, True, JOBS_FETCH_ENQUEUE_PAUSE):
-        return
-    try:
-        refresh_pipeline_jobs.delay(pipeline)
-    except BrokerError as exc:
-        cache.delete(marker)
-        log.warning("could not enqueue a jobs refresh of %s: %s", pipeline, exc)
-
-
 def _workflow_client(pipeline_slug: str):  # type: ignore[no-untyped-def]
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
@@ -255,12 +221,16 @@ def unit_label(unit: UnitSnapshot) -> str:
 
 
 def transfer_approve(
-    *, user: AbstractBaseUser | AnonymousUser, unit: UnitSnapshot, idempotency_key: str
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    unit: UnitSnapshot,
+    idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     """Approve a transfer that waits for approval, as the unapproved list showed it."""
 
     def call() -> UpstreamAnswer:
-        current = selectors.unit_get(uuid=unit.uuid)
+        current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.awaiting_approval:
             raise ActionNotPossible("This transfer is no longer waiting for approval.")
         client = _workflow_client(current.pipeline)
@@ -280,17 +250,21 @@ def transfer_approve(
         pipeline=unit.pipeline,
         parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
         call=call,
-        after_success=lambda: poll_enqueue(unit.pipeline),
+        after_success=after_success,
     )
 
 
 def unit_hide(
-    *, user: AbstractBaseUser | AnonymousUser, unit: UnitSnapshot, idempotency_key: str
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    unit: UnitSnapshot,
+    idempotency_key: str,
+    after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     """Hide a finished transfer or SIP in the workflow service and in Lookout."""
 
     def call() -> UpstreamAnswer:
-        current = selectors.unit_get(uuid=unit.uuid)
+        current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.finished:
             raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
         client = _workflow_client(current.pipeline)
@@ -318,5 +292,5 @@ def unit_hide(
         target_label=unit_label(unit),
         pipeline=unit.pipeline,
         call=call,
-        after_success=lambda: poll_enqueue(unit.pipeline),
+        after_success=after_success,
     )

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.cache import cache
 
-from dashboard.locks import cache_lock
-from dashboard.snapshots import UnitSnapshot
+from dashboard.lib.locks import cache_lock
+from dashboard.lib.snapshots import UnitSnapshot
 
 STATE_TTL = 7 * 24 * 3600
 JOBS_TTL = 2 * 24 * 3600

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from dashboard.clients.base import redact
+from dashboard.lib.redaction import redact
 
 
 def _url_password(url: str) -> str:

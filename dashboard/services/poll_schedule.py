@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from dashboard.snapshots import UnitSnapshot
+from dashboard.lib.snapshots import UnitSnapshot
 
 WAITING_INTERVAL = timedelta(seconds=60)
 QUIET_AFTER = timedelta(minutes=10)

@@ -1,12 +1,19 @@
-"""Storage read API, included at the root of /api/v1/ (namespace `api`)."""
-
 from __future__ import annotations
 
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
 
-from dashboard import storage_apis
+from dashboard.api import storage as storage_apis
+from dashboard.api import units as apis
+
+app_name = "api"
 
 urlpatterns = [
+    path("units/", apis.UnitListApi.as_view(), name="unit-list"),
+    path("units/<uuid:uuid>/", apis.UnitDetailApi.as_view(), name="unit-detail"),
+    path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
+    path("health/", apis.HealthApi.as_view(), name="health"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("pipelines/", storage_apis.PipelineListApi.as_view(), name="pipeline-list"),
     path("spaces/", storage_apis.SpaceListApi.as_view(), name="space-list"),
     path("locations/", storage_apis.LocationListApi.as_view(), name="location-list"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 
-from dashboard import selectors
+from dashboard.selectors import freshness
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ def health_checks(*, details: bool = True) -> list[Check]:
     """`details=False` leaves out error texts: /healthz answers anyone who can reach it,
     and those texts name internal hosts and paths."""
     checks = [_database(details=details), _cache(details=details)]
-    for service in selectors.service_health_list():
-        limit = selectors.STALE_AFTER_INTERVALS * service.interval_seconds
+    for service in freshness.service_health_list():
+        limit = freshness.STALE_AFTER_INTERVALS * service.interval_seconds
         if service.last_success_at is None:
             reason = "has never succeeded"
             if details and service.last_error:

@@ -1,7 +1,7 @@
 """Writes: the pollers that refresh the cache from the upstream services.
 
 Only this module calls the clients on a schedule and only it writes the cached
-state (`dashboard.state`) and the history (`StatusChange`). Every function is
+state (`dashboard.lib.cache_state`) and the history (`StatusChange`). Every function is
 synchronous and safe to run twice: a repeated poll changes nothing.
 """
 
@@ -20,7 +20,6 @@ from django.conf import settings
 from django.db.models import Max
 from django.utils import timezone
 
-from dashboard import state
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import (
     UnitStatus,
@@ -29,11 +28,13 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
+from dashboard.lib import cache_state as state
+from dashboard.lib.pipelines import PipelineConfig
+from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.lib.snapshots import FINAL_STATUSES, PENDING, UNKNOWN, UnitSnapshot
 from dashboard.models import StatusChange
-from dashboard.pipelines import PipelineConfig
-from dashboard.polling import is_due, next_poll_at
-from dashboard.redaction import redact_secrets
-from dashboard.snapshots import FINAL_STATUSES, PENDING, UNKNOWN, UnitSnapshot
+from dashboard.services.freshness import PollSummary, service_poll_record
+from dashboard.services.poll_schedule import is_due, next_poll_at
 
 log = logging.getLogger(__name__)
 
@@ -45,48 +46,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True)
-class PollSummary:
-    service: str
-    ok: bool
-    requests: int = 0
-    discovered: int = 0
-    refreshed: int = 0
-    changed: int = 0
-    failed_units: int = 0
-    duration_ms: int = 0
-    error: str = ""
-    skipped: bool = False
-
-    def line(self) -> str:
-        if self.skipped:
-            return f"{self.service}: skipped (another poll is running)"
-        outcome = "ok" if self.ok else f"FAILED ({self.error})"
-        return (
-            f"{self.service}: {outcome}; {self.requests} requests in {self.duration_ms} ms; "
-            f"{self.discovered} discovered, {self.refreshed} refreshed, {self.changed} changed, "
-            f"{self.failed_units} unit errors"
-        )
-
-
 # --- freshness ----------------------------------------------------------------
-
-
-def service_poll_record(
-    *, service: str, started_at: datetime, ok: bool, error: str, duration_ms: int, requests: int
-) -> None:
-    previous = state.freshness_load(service)
-    state.freshness_save(
-        replace(
-            previous,
-            last_attempt_at=started_at,
-            last_success_at=started_at if ok else previous.last_success_at,
-            last_error="" if ok else redact_secrets(error),
-            last_error_at=previous.last_error_at if ok else started_at,
-            last_duration_ms=duration_ms,
-            last_request_count=requests,
-        )
-    )
 
 
 # --- helpers ------------------------------------------------------------------

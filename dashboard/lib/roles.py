@@ -1,0 +1,52 @@
+"""Roles are Django groups; this module says what each one may do.
+
+Viewer reads; operator acts on units and packages; admin does everything, including
+managing users and wall-screen links. The groups are kept in step after every migrate.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import models
+
+
+class Role(models.TextChoices):
+    """The groups a user can be put in; `roles.py` gives what each may do."""
+
+    VIEWER = "viewer", "Viewer"
+    OPERATOR = "operator", "Operator"
+    ADMIN = "admin", "Admin"
+
+
+OPERATOR_PERMISSIONS = (
+    "dashboard.approve_transfer",
+    "dashboard.hide_unit",
+    "dashboard.start_transfer",
+    "dashboard.operate_packages",
+    "dashboard.request_package_deletion",
+    "dashboard.reingest_package",
+    "dashboard.view_audit",
+)
+ADMIN_PERMISSIONS = (
+    *OPERATOR_PERMISSIONS,
+    "dashboard.manage_wall_links",
+    "auth.view_user",
+    "auth.add_user",
+    "auth.change_user",
+    "auth.delete_user",
+    "auth.view_group",
+)
+ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    Role.VIEWER: (),
+    Role.OPERATOR: OPERATOR_PERMISSIONS,
+    Role.ADMIN: ADMIN_PERMISSIONS,
+}
+
+
+def user_has_role(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Logged in and in a Lookout group (or a superuser): may read the dashboard."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    return user.groups.filter(name__in=[r.value for r in Role]).exists()  # type: ignore[union-attr]

@@ -1,0 +1,35 @@
+"""URLs of the unit pages and of the actions taken from them (namespace `dashboard`)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from dashboard.views import units
+
+overview_urls = [
+    path("", units.home, name="home"),
+]
+
+unit_urls = [
+    path("units/", units.unit_list, name="unit-list"),
+    path("units/<uuid:uuid>/", units.unit_detail, name="unit-detail"),
+    path("units/<uuid:uuid>/jobs/<uuid:job_uuid>/", units.job_detail, name="job-detail"),
+    path("units/<uuid:uuid>/hide/confirm/", units.unit_hide_confirm, name="unit-hide-confirm"),
+    path("units/<uuid:uuid>/hide/", units.unit_hide, name="unit-hide"),
+]
+
+waiting_urls = [
+    path("waiting/", units.waiting_list, name="waiting-list"),
+    path(
+        "transfers/<uuid:uuid>/approve/confirm/",
+        units.transfer_approve_confirm,
+        name="transfer-approve-confirm",
+    ),
+    path("transfers/<uuid:uuid>/approve/", units.transfer_approve, name="transfer-approve"),
+]
+
+audit_urls = [
+    path("audit/", units.audit_list, name="audit-list"),
+]
+
+urlpatterns = overview_urls + unit_urls + waiting_urls + audit_urls
