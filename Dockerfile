@@ -12,9 +12,10 @@ RUN useradd --system --create-home --uid 10001 --user-group lookout
 
 WORKDIR /app
 
-# Requirements first, so a code change does not reinstall every package.
+# Requirements first, so a code change does not reinstall every package. Only the runtime
+# lock: the test and tool packages in requirements-dev.txt stay out of the image.
 COPY requirements.txt ./
-RUN pip install -r requirements.txt
+RUN pip install --require-hashes -r requirements.txt
 
 COPY . .
 

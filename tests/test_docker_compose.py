@@ -312,8 +312,19 @@ def test_the_image_runs_as_a_non_root_user():
     assert any("useradd" in run and user in run for run in dockerfile_values("RUN"))
 
 
-def test_the_image_installs_the_pinned_requirements():
-    assert any("pip install -r requirements.txt" in run for run in dockerfile_values("RUN"))
+def test_the_image_installs_only_the_hashed_runtime_lock():
+    (install,) = [run for run in dockerfile_values("RUN") if "pip install" in run]
+    words = shlex.split(install)
+    assert "--require-hashes" in words
+    files = [words[at + 1] for at, word in enumerate(words) if word in {"-r", "--requirement"}]
+    assert files == ["requirements.txt"], "the test and tool lock stays out of the image"
+    assert not any(word.startswith(("-c", "--constraint", "-e", "--editable")) for word in words)
+
+
+def test_the_image_copies_the_runtime_lock_before_the_code():
+    copies = [shlex.split(copy) for copy in dockerfile_values("COPY")]
+    assert copies[0] == ["requirements.txt", "./"]
+    assert copies[-1] == [".", "."]
 
 
 def test_every_file_the_dockerfile_copies_exists_and_reaches_the_build_context():
