@@ -520,8 +520,6 @@ def storage_poll(
         error = redact_secrets(str(exc))
         requests += 1
     ok = not error
-    if ok:
-        state.generation_bump()
     duration_ms = int((time.monotonic() - started) * 1000)
     service_poll_record(
         service=SERVICE,
@@ -656,7 +654,6 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         check.checked_at = _aware(result.checked_at) or timezone.now()
     with transaction.atomic():
         check.save(update_fields=["success", "message", "failures", "checked_at", "error"])
-    state.generation_bump()
     return check
 
 
