@@ -31,6 +31,9 @@ PENDING = "PENDING"
 UNKNOWN = "UNKNOWN"
 
 
+VISIBLE = models.Q(hidden=False)
+
+
 class Unit(models.Model):
     """What Lookout last learnt about one transfer or SIP of one pipeline."""
 
@@ -75,12 +78,30 @@ class Unit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pipeline", "uuid"], name="unit_pipeline_uuid"),
         ]
+        # Pages list visible units only: partial indexes on them, equality columns first
+        # and the sort last, so every list is an index range scan however many finished
+        # units there are.
         indexes = [
             models.Index(fields=["uuid"], name="unit_uuid"),
-            models.Index(fields=["hidden", "-updated_at"], name="unit_recent"),
-            models.Index(fields=["status", "hidden", "-updated_at"], name="unit_status_recent"),
-            models.Index(fields=["awaiting_decision", "waiting_since"], name="unit_waiting"),
-            models.Index(fields=["pipeline", "status"], name="unit_pipeline_status"),
+            models.Index(fields=["-updated_at"], name="unit_recent", condition=VISIBLE),
+            models.Index(
+                fields=["status", "-updated_at"], name="unit_status_recent", condition=VISIBLE
+            ),
+            models.Index(
+                fields=["awaiting_decision", "waiting_since"],
+                name="unit_waiting",
+                condition=VISIBLE,
+            ),
+            models.Index(
+                fields=["pipeline", "status", "-updated_at"],
+                name="unit_pipeline_status",
+                condition=VISIBLE,
+            ),
+            models.Index(
+                fields=["pipeline", "awaiting_decision", "waiting_since"],
+                name="unit_pipeline_waiting",
+                condition=VISIBLE,
+            ),
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
         ]

@@ -26,6 +26,11 @@ def _configured_pipelines() -> list[str]:
     return [config.slug for config in pipeline_list()]
 
 
+def several_pipelines() -> bool:
+    """Whether pages name each unit's pipeline (more than one is configured)."""
+    return len(_configured_pipelines()) > 1
+
+
 def unit_list(
     *,
     pipeline: str | None = None,
@@ -35,10 +40,12 @@ def unit_list(
     include_hidden: bool = False,
 ) -> QuerySet[Unit]:
     """Units newest change first, filtered; `q` matches name, directory or UUID."""
-    slugs = _configured_pipelines()
-    units = Unit.objects.filter(pipeline__in=[pipeline] if pipeline in slugs else slugs)
-    if pipeline and pipeline not in slugs:
-        return units.none()
+    units = Unit.objects.all()
+    if pipeline:
+        # Only configured pipelines: a slug from a URL is not trusted to exist.
+        if pipeline not in _configured_pipelines():
+            return units.none()
+        units = units.filter(pipeline=pipeline)
     if not include_hidden:
         units = units.filter(hidden=False)
     if status:
@@ -56,7 +63,7 @@ def unit_list(
 
 
 def unit_get(*, uuid: str) -> Unit | None:
-    return Unit.objects.filter(uuid=uuid, pipeline__in=_configured_pipelines()).first()
+    return Unit.objects.filter(uuid=uuid).order_by("id").first()
 
 
 _TASK_TIMES = ("time_created", "time_started", "time_ended")

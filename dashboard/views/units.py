@@ -138,7 +138,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
             "filters": filters,
             "filter_query": urlencode(filters),
             "page": page,
-            "multiple_pipelines": len({u.pipeline for u in units}) > 1,
+            "multiple_pipelines": unit_selectors.several_pipelines(),
         },
     )
 
