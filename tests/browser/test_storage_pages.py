@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -17,10 +19,50 @@ from tests.support.users import PASSWORD, make_user
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+class ListingWorker:
+    """Runs queued folder listings in a thread of its own, as the Celery worker would,
+    so the page shows "Loading…" until the listing is stored. `hold()` keeps them queued."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[tuple | None] = queue.Queue()
+        self.open = threading.Event()
+        self.open.set()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def delay(self, *args: object) -> None:
+        self.jobs.put(args)
+
+    def hold(self) -> None:
+        self.open.clear()
+
+    def release(self) -> None:
+        self.open.set()
+
+    def stop(self) -> None:
+        self.open.set()
+        self.jobs.put(None)
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while (args := self.jobs.get()) is not None:
+            self.open.wait()
+            tasks.fetch_location_listing.run(*args)
+
+
 @pytest.fixture
-def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
+def listing_worker(monkeypatch) -> Iterator[ListingWorker]:
+    worker = ListingWorker()
+    monkeypatch.setattr(tasks.fetch_location_listing, "delay", worker.delay)
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def lookout(settings, live_server, monkeypatch, listing_worker) -> Iterator[str]:
     """Lookout on a live server after one storage poll of a running simulator."""
-    # No worker here: queued tasks run at once, in the server's thread.
+    # No Celery worker here: queued tasks run at once, in the server's thread, except
+    # folder listings, which a thread runs as a worker would.
     monkeypatch.setattr(tasks.check_package_fixity, "delay", tasks.check_package_fixity.run)
     monkeypatch.setattr(tasks.fetch_package_details, "delay", tasks.fetch_package_details.run)
     monkeypatch.setattr("dashboard.tasks.poll_storage_enqueue", lambda: None)
