@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -41,12 +42,21 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, str]:
     url = str(entry.get("url", "")).rstrip("/")
     if not url.startswith(("http://", "https://")):
         raise ImproperlyConfigured(f"{where}: url must be an http:// or https:// URL")
+    # The workflow service sends naive task times in its server's local time.
+    time_zone = str(entry.get("time_zone") or "UTC")
+    try:
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{where}: time_zone {time_zone!r} is not a known time zone (e.g. UTC, Europe/Paris)"
+        ) from None
     return {
         "slug": slug,
         "name": str(entry.get("name") or slug),
         "url": url,
         "user": str(entry.get("user", "")),
         "key": str(entry.get("key", "")),
+        "time_zone": time_zone,
     }
 
 

@@ -167,6 +167,7 @@ LOOKOUT_PIPELINES = load_pipelines(
         "url": env_url("LOOKOUT_WORKFLOW_URL", "http://127.0.0.1:8001"),
         "user": env_str("LOOKOUT_WORKFLOW_USER", "demo"),
         "key": env_secret("LOOKOUT_WORKFLOW_KEY", "demo-key"),
+        "time_zone": env_str("LOOKOUT_WORKFLOW_TIME_ZONE", "UTC"),
     },
     extra_file=env_str("LOOKOUT_PIPELINES_FILE", ""),
 )
@@ -249,6 +250,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema is part of the API: the same people may read it.
     "SERVE_PERMISSIONS": ["dashboard.api.permissions.HasRole"],
+    # One schema name for "where a time comes from", wherever a field carries it.
+    "ENUM_NAME_OVERRIDES": {"TimesFromEnum": "dashboard.models.TimesFrom"},
 }
 
 AUTH_PASSWORD_VALIDATORS = [

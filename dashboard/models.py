@@ -34,6 +34,13 @@ UNKNOWN = "UNKNOWN"
 VISIBLE = models.Q(hidden=False)
 
 
+class TimesFrom(models.TextChoices):
+    """Where a unit's time comes from: the service's own task times, or Lookout's eyes."""
+
+    UPSTREAM = "upstream", "From the workflow service"
+    OBSERVED = "observed", "First seen by Lookout"
+
+
 class Unit(models.Model):
     """What Lookout last learnt about one transfer or SIP of one pipeline."""
 
@@ -57,6 +64,22 @@ class Unit(models.Model):
     awaiting_decision = models.BooleanField(default=False)
     decision = models.CharField(max_length=255, blank=True)
     waiting_since = models.DateTimeField(null=True, blank=True)
+    waiting_since_from = models.CharField(
+        max_length=10, choices=TimesFrom.choices, default=TimesFrom.OBSERVED
+    )
+    # Since when the unit is in its current status (or microservice, while processing).
+    status_since = models.DateTimeField(null=True, blank=True)
+    status_since_from = models.CharField(
+        max_length=10, choices=TimesFrom.choices, default=TimesFrom.OBSERVED
+    )
+    # The job that failed (never the clean-up group after it), and when.
+    failed_job = models.CharField(max_length=255, blank=True)
+    failed_job_uuid = models.CharField(max_length=36, blank=True)
+    failed_group = models.CharField(max_length=255, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    failed_at_from = models.CharField(
+        max_length=10, choices=TimesFrom.choices, default=TimesFrom.OBSERVED
+    )
     hidden = models.BooleanField(default=False)
     hidden_by = models.CharField(max_length=150, blank=True)
     hidden_at = models.DateTimeField(null=True, blank=True)
@@ -104,6 +127,7 @@ class Unit(models.Model):
             ),
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
+            models.Index(fields=["failed_at"], name="unit_failed_at", condition=VISIBLE),
         ]
 
     def __str__(self) -> str:

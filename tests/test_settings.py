@@ -272,6 +272,7 @@ def test_a_pipelines_file_adds_pipelines_with_keys_from_key_env_and_key_file(
         "url": "https://east.example.org",
         "user": "lookout",
         "key": "east-secret",
+        "time_zone": "UTC",
     }
     assert pipelines["west"]["key"] == "west-secret"
     assert pipelines["west"]["name"] == "west"
@@ -407,6 +408,19 @@ def test_manage_py_check_fails_on_a_malformed_pipelines_file(tmp_path):
     result = run_check(tmp_path, LOOKOUT_PIPELINES_FILE=str(pipelines_file))
     assert result.returncode != 0
     assert "LOOKOUT_PIPELINES_FILE" in last_line(result.stderr)
+
+
+def test_a_pipeline_time_zone_is_read_and_a_wrong_one_stops_start_up(load_settings, tmp_path):
+    settings = load_settings(LOOKOUT_WORKFLOW_TIME_ZONE="America/Los_Angeles")
+    assert settings.LOOKOUT_PIPELINES[0]["time_zone"] == "America/Los_Angeles"
+
+    pipelines_file = tmp_path / "pipelines.json"
+    pipelines_file.write_text(
+        json.dumps([{"slug": "east", "url": "https://east.example.org", "time_zone": "Mars/Base"}])
+    )
+    result = run_check(tmp_path, LOOKOUT_PIPELINES_FILE=str(pipelines_file))
+    assert result.returncode != 0
+    assert "time_zone 'Mars/Base' is not a known time zone" in last_line(result.stderr)
 
 
 def test_manage_py_check_refuses_a_key_in_clear_without_echoing_it(tmp_path):

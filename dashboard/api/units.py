@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard.api.pagination import paginated_response
+from dashboard.models import TimesFrom
 from dashboard.selectors import freshness
 from dashboard.selectors import units as unit_selectors
 
@@ -25,6 +26,11 @@ class UnitOutputSerializer(serializers.Serializer):
     sip_uuid = serializers.CharField(allow_null=True)
     transfer_uuid = serializers.CharField(allow_null=True)
     sent_to_backlog = serializers.BooleanField()
+    status_since = serializers.DateTimeField(allow_null=True)
+    status_since_from = serializers.ChoiceField(choices=TimesFrom.choices)
+    failed_job = serializers.CharField()
+    failed_at = serializers.DateTimeField(allow_null=True)
+    failed_at_from = serializers.ChoiceField(choices=TimesFrom.choices)
     awaiting_decision = serializers.BooleanField()
     decision = serializers.CharField()
     path = serializers.CharField()
@@ -88,6 +94,7 @@ class WaitingListApi(APIView):
     @extend_schema_serializer(component_name="WaitingUnit")
     class OutputSerializer(UnitOutputSerializer):
         waiting_since = serializers.DateTimeField(allow_null=True)
+        waiting_since_from = serializers.ChoiceField(choices=TimesFrom.choices)
         awaiting_approval = serializers.BooleanField()
 
     @extend_schema(

@@ -14,6 +14,8 @@ class PipelineConfig:
     url: str
     user: str
     key: str
+    # Where the service's naive task times are read (its server's local time zone).
+    time_zone: str = "UTC"
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"

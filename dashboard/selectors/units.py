@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import AuditEntry, Unit, UnitJobs
+from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs
 
 UNIT_STATUSES = ("PROCESSING", "USER_INPUT", "COMPLETE", "FAILED", "REJECTED", "PENDING", "UNKNOWN")
 UNIT_KINDS = ("transfer", "sip")
@@ -91,6 +91,11 @@ def unit_jobs(*, unit: Unit) -> dict[str, Any] | None:
     }
 
 
+def failures_since(*, pipeline: str | None = None, since: datetime) -> int:
+    """Visible units that failed at or after `since`, by the failure's own time."""
+    return unit_list(pipeline=pipeline).filter(status="FAILED", failed_at__gte=since).count()
+
+
 def waiting_list(*, pipeline: str | None = None) -> QuerySet[Unit]:
     """Units awaiting a decision, the longest-waiting first."""
     return (
@@ -103,6 +108,7 @@ def waiting_list(*, pipeline: str | None = None) -> QuerySet[Unit]:
 # --- pages: overview, waiting, unit and job detail ---------------------------------
 
 ACTIVE_STATUSES = frozenset({"PROCESSING"})
+OBSERVED = TimesFrom.OBSERVED
 # How long a done approval is shown next to a unit the poller still lists as waiting.
 RECENT_ACTION_WINDOW = timedelta(minutes=10)
 
@@ -121,6 +127,8 @@ class TimedUnit:
     unit: Unit
     # Seconds in the current microservice (active), since failing, or waiting.
     seconds: float
+    # The time is Lookout's first sight, not the service's own (pages say "seen").
+    observed: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,21 @@ def _seconds_since(moment: datetime | None, now: datetime) -> float:
     return max(0.0, (now - moment).total_seconds()) if moment else 0.0
 
 
+def _in_status(unit: Unit, now: datetime) -> TimedUnit:
+    since = unit.status_since or unit.updated_at
+    return TimedUnit(unit, _seconds_since(since, now), unit.status_since_from == OBSERVED)
+
+
+def _failed(unit: Unit, now: datetime) -> TimedUnit:
+    since = unit.failed_at or unit.updated_at
+    return TimedUnit(unit, _seconds_since(since, now), unit.failed_at_from == OBSERVED)
+
+
+def _waiting(unit: Unit, now: datetime) -> TimedUnit:
+    since = unit.waiting_since or unit.updated_at
+    return TimedUnit(unit, _seconds_since(since, now), unit.waiting_since_from == OBSERVED)
+
+
 def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
     """The home page: counts by status, and the few units of each list it shows."""
     now = now or timezone.now()
@@ -147,7 +170,9 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
     active = units.filter(status__in=ACTIVE_STATUSES, awaiting_decision=False)
     # Longest in its current microservice first: that is where a stuck unit shows.
     active = active.order_by("updated_at", "id")
-    failures = units.filter(status="FAILED")  # newest change first
+    failures = units.filter(status="FAILED").order_by(
+        F("failed_at").desc(nulls_last=True), "-updated_at"
+    )
     waiting = units.filter(awaiting_decision=True).order_by(
         Coalesce("waiting_since", "updated_at"), "id"
     )
@@ -155,14 +180,11 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
         total=sum(counts.values()),
         status_counts=[StatusCount(s, counts.get(s, 0)) for s in UNIT_STATUSES],
         waiting_count=waiting.count(),
-        active=[TimedUnit(u, _seconds_since(u.updated_at, now)) for u in active[:limit]],
+        active=[_in_status(u, now) for u in active[:limit]],
         active_count=active.count(),
-        failures=[TimedUnit(u, _seconds_since(u.updated_at, now)) for u in failures[:limit]],
+        failures=[_failed(u, now) for u in failures[:limit]],
         failure_count=counts.get("FAILED", 0),
-        waiting=[
-            TimedUnit(u, _seconds_since(u.waiting_since or u.updated_at, now))
-            for u in waiting[:limit]
-        ],
+        waiting=[_waiting(u, now) for u in waiting[:limit]],
     )
 
 
@@ -173,6 +195,8 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
 class WaitingEntry:
     unit: Unit
     age_seconds: float
+    # The wait counts from Lookout's first sight, not the service's own task times.
+    observed: bool
     # A done approval from Lookout that the poller has not caught up with yet.
     recent_action: AuditEntry | None = None
 
@@ -194,6 +218,7 @@ def waiting_entries(*, now: datetime | None = None) -> list[WaitingEntry]:
         WaitingEntry(
             unit=u,
             age_seconds=_seconds_since(u.waiting_since or u.updated_at, now),
+            observed=u.waiting_since_from == OBSERVED,
             recent_action=recent.get(u.uuid),
         )
         for u in units
@@ -249,6 +274,9 @@ class UnitDetail:
     groups: list[JobGroup]
     failed_job: dict[str, Any] | None
     job_count: int
+    # Times Lookout observed itself (the service gave none): pages say "at least".
+    waiting_observed: bool
+    failed_observed: bool
 
 
 def unit_detail_get(*, uuid: str) -> UnitDetail | None:
@@ -258,7 +286,10 @@ def unit_detail_get(*, uuid: str) -> UnitDetail | None:
     entry = unit_jobs(unit=unit)
     jobs: list[dict[str, Any]] = list(entry.get("jobs") or []) if entry else []
     groups = job_groups(jobs)
-    failed = next((j for g in groups for j in g.jobs if j.get("status") == "FAILED"), None)
+    # The job the poller found failing (never the clean-up after it), else the first.
+    failed = next(
+        (j for g in groups for j in g.jobs if unit.failed_job_uuid == j.get("uuid")), None
+    ) or next((j for g in groups for j in g.jobs if j.get("status") == "FAILED"), None)
     return UnitDetail(
         unit=unit,
         jobs_fetched=entry is not None,
@@ -267,6 +298,8 @@ def unit_detail_get(*, uuid: str) -> UnitDetail | None:
         groups=groups,
         failed_job=failed,
         job_count=len(jobs),
+        waiting_observed=unit.waiting_since_from == OBSERVED,
+        failed_observed=unit.failed_at_from == OBSERVED,
     )
 
 

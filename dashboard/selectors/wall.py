@@ -98,23 +98,20 @@ class History:
 
 
 def pipeline_history(*, pipeline: str, now: datetime) -> History:
-    """Failures in the last 24 h, and ingests completed today and per hour, once per unit."""
+    """Failures in the last 24 h (by when they failed upstream), and ingests completed
+    today and per hour, once per unit."""
     window_start = now - timedelta(hours=THROUGHPUT_HOURS)
     today_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    failed = unit_selectors.failures_since(pipeline=pipeline, since=now - FAILURE_WINDOW)
     rows = StatusChange.objects.filter(
         pipeline=pipeline,
-        to_status__in=("COMPLETE", "FAILED"),
-        at__gte=min(window_start, now - FAILURE_WINDOW, today_start),
+        to_status="COMPLETE",
+        at__gte=min(window_start, today_start),
         at__lte=now,
-    ).values_list("to_status", "at", "unit_uuid", "unit_kind")
-    failed: set[Any] = set()
+    ).values_list("at", "unit_uuid", "unit_kind")
     completed_today: set[Any] = set()
     per_hour: list[set[Any]] = [set() for _ in range(THROUGHPUT_HOURS)]
-    for to_status, at, unit_uuid, unit_kind in rows:
-        if to_status == "FAILED":
-            if at >= now - FAILURE_WINDOW:
-                failed.add(unit_uuid)
-            continue
+    for at, unit_uuid, unit_kind in rows:
         # A completed transfer is only half-way (its SIP follows): count finished ingests.
         if unit_kind != "sip":
             continue
@@ -124,7 +121,7 @@ def pipeline_history(*, pipeline: str, now: datetime) -> History:
             index = min(int((at - window_start).total_seconds() // 3600), THROUGHPUT_HOURS - 1)
             per_hour[index].add(unit_uuid)
     return History(
-        failed_24h=len(failed),
+        failed_24h=failed,
         completed_today=len(completed_today),
         throughput=tuple(len(units) for units in per_hour),
     )

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import (
+    Job,
     UnitStatus,
     WorkflowClient,
     WorkflowNotFound,
@@ -32,9 +33,18 @@ from dashboard.clients.workflow import (
 )
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
-from dashboard.models import FINAL_STATUSES, PENDING, UNKNOWN, StatusChange, Unit, UnitJobs
+from dashboard.models import (
+    FINAL_STATUSES,
+    PENDING,
+    UNKNOWN,
+    StatusChange,
+    TimesFrom,
+    Unit,
+    UnitJobs,
+)
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.poll_schedule import is_due, next_poll_at
+from dashboard.services.unit_times import upstream_times
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +177,9 @@ def _apply_discovery(
         waiting = found.waiting.get(unit.uuid)
         now_waiting = approval or bool(waiting)
         if now_waiting and not unit.awaiting_decision:
+            # Seen now; the jobs refresh replaces it with the service's own time.
             unit.waiting_since = now
+            unit.waiting_since_from = TimesFrom.OBSERVED
         if not now_waiting and (unit.awaiting_decision or unit.awaiting_approval):
             # It moved on since the last look: refresh it in this cycle.
             unit.next_poll_at = now
@@ -223,6 +235,9 @@ def _apply_status(
         )
     if changed:
         unit.updated_at = now
+        unit.status_since, unit.status_since_from = now, TimesFrom.OBSERVED
+        if new_status == "FAILED" and unit.failed_at is None:
+            unit.failed_at, unit.failed_at_from = now, TimesFrom.OBSERVED
         if new_status in FINAL_STATUSES and not first_sight_of_finished:
             unit.seen_finishing = True
     unit.needs_details = False
@@ -236,8 +251,8 @@ def _apply_status(
     unit.sent_to_backlog = status.sent_to_backlog
     unit.awaiting_sip_uuid = status.awaiting_sip_uuid
     if new_status == "USER_INPUT":
-        if not unit.awaiting_decision:
-            unit.waiting_since = unit.waiting_since or now
+        if not unit.awaiting_decision and unit.waiting_since is None:
+            unit.waiting_since, unit.waiting_since_from = now, TimesFrom.OBSERVED
         unit.awaiting_decision = True
         unit.decision = unit.decision or new_microservice
     unit.poll_error = ""
@@ -290,7 +305,8 @@ def _link_sip(
 _POLLED_FIELDS = (
     "kind", "name", "status", "microservice", "path", "directory", "transfer_type",
     "sip_uuid", "transfer_uuid", "sent_to_backlog", "awaiting_sip_uuid", "awaiting_approval",
-    "awaiting_decision", "decision", "waiting_since", "updated_at", "last_polled_at",
+    "awaiting_decision", "decision", "waiting_since", "waiting_since_from", "status_since",
+    "status_since_from", "failed_at", "failed_at_from", "updated_at", "last_polled_at",
     "next_poll_at", "poll_error", "missing_count", "needs_details", "seen_finishing",
 )  # fmt: skip
 
@@ -325,11 +341,25 @@ def _store(
 ) -> None:
     """One insert for new units, one update for changed ones, one delete for gone ones."""
     new = [unit for unit in units.values() if unit.pk is None]
-    changed = [u for u in units.values() if u.pk is not None and _values(u) != before[u.uuid]]
+    # Write only the fields a cycle changed, so it never puts back a value the jobs
+    # refresh wrote meanwhile (the service's own waiting time, say).
+    by_fields: dict[tuple[str, ...], list[Unit]] = {}
+    for unit in units.values():
+        if unit.pk is None:
+            continue
+        after = _values(unit)
+        fields = tuple(
+            name
+            for name, old, value in zip(_POLLED_FIELDS, before[unit.uuid], after, strict=True)
+            if old != value
+        )
+        if fields:
+            by_fields.setdefault(fields, []).append(unit)
     with transaction.atomic():
         # A unit registered by an action meanwhile wins; the next cycle refreshes it.
         Unit.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
-        Unit.objects.bulk_update(changed, _POLLED_FIELDS, batch_size=500)
+        for fields, changed in by_fields.items():
+            Unit.objects.bulk_update(changed, fields, batch_size=500)
         if gone:
             Unit.objects.filter(pk__in=[unit.pk for unit in gone]).delete()
 
@@ -473,6 +503,7 @@ def _jobs_wanted(pipeline: str) -> list[Unit]:
             | Q(awaiting_sip_uuid=True)
             | Q(seen_finishing=True)
             | Q(jobs_requested_at__isnull=False)
+            | Q(status="FAILED", failed_at_from=TimesFrom.OBSERVED)
         )
         .select_related("job_list")
     )
@@ -487,6 +518,33 @@ def _jobs_wanted(pipeline: str) -> list[Unit]:
     # Pages someone is looking at first, then moving units, then the most recently changed.
     wanted.sort(key=lambda u: (u.jobs_requested_at is None, u.finished, -u.updated_at.timestamp()))
     return wanted
+
+
+def _times_from_jobs(unit: Unit, jobs: list[Job], time_zone: str) -> dict[str, Any]:
+    """The unit's times the service's tasks tell; the fields to write (observed stay)."""
+    found = upstream_times(jobs=jobs, microservice=unit.microservice, time_zone=time_zone)
+    upstream = TimesFrom.UPSTREAM
+    values: dict[str, Any] = {}
+    if unit.awaiting_decision and found.last_task_end:
+        values.update(waiting_since=found.last_task_end, waiting_since_from=upstream)
+    if unit.status == "FAILED" and found.failed_job is not None:
+        values.update(
+            failed_job=found.failed_job.name[:255],
+            failed_job_uuid=found.failed_job.uuid,
+            failed_group=found.failed_job.microservice[:255],
+        )
+        if found.failed_at:
+            values.update(failed_at=found.failed_at, failed_at_from=upstream)
+    since = {
+        "USER_INPUT": values.get("waiting_since"),
+        "FAILED": values.get("failed_at"),
+        "COMPLETE": found.last_task_end,
+        "REJECTED": found.last_task_end,
+        "PROCESSING": found.group_started,
+    }.get(unit.status)
+    if since is not None:
+        values.update(status_since=since, status_since_from=upstream)
+    return values
 
 
 def jobs_refresh(
@@ -521,7 +579,11 @@ def jobs_refresh(
                 "jobs": plain(list(result)),
             },
         )
-        Unit.objects.filter(pk=unit.pk).update(jobs_requested_at=None, seen_finishing=False)
+        Unit.objects.filter(pk=unit.pk).update(
+            jobs_requested_at=None,
+            seen_finishing=False,
+            **_times_from_jobs(unit, list(result), pipeline.time_zone),
+        )
     return PollSummary(
         service=service,
         ok=not wanted or failed < len(wanted),

@@ -102,6 +102,14 @@ def age(moment: datetime | None) -> str:
 
 
 @register.filter
+def seconds_ago(moment: datetime | None) -> float:
+    """Seconds since an aware datetime (0 when unknown), for `_age.html`."""
+    if moment is None:
+        return 0.0
+    return max(0.0, (timezone.now() - moment).total_seconds())
+
+
+@register.filter
 def clock(moment: datetime | None) -> str:
     """A naive upstream timestamp (the workflow server's own clock), to the second."""
     if moment is None:

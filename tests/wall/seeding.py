@@ -51,6 +51,17 @@ def unit(
     )
 
 
+def failed_unit(
+    *, now: datetime, name: str, failed_ago: timedelta, pipeline: str = "default"
+) -> Unit:
+    """A unit that failed `failed_ago`, by the workflow service's own task times."""
+    failed = unit(now=now, name=name, status="FAILED", pipeline=pipeline)
+    failed.failed_at = now - failed_ago
+    failed.failed_at_from = "upstream"
+    failed.failed_job = "Check transfer directory for objects"
+    return failed
+
+
 def save_units(units: list[Unit], pipeline: str = "default") -> None:
     """The pipeline's units are exactly these."""
     Unit.objects.filter(pipeline=pipeline).delete()
@@ -169,6 +180,7 @@ def busy_wall(now: datetime) -> None:
                 decision="Normalize",
             ),
             unit(now=now, name="done", status="COMPLETE"),
+            failed_unit(now=now, name="broken", failed_ago=timedelta(hours=2)),
         ]
     )
     for hour in range(24):

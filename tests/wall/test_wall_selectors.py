@@ -39,15 +39,21 @@ def test_a_tile_counts_moving_and_waiting_units_and_ages_the_oldest_wait():
     assert tile.oldest_waiting_label == "3 h"
 
 
-def test_failures_count_once_per_unit_and_only_within_24_hours():
+def test_failures_count_units_that_failed_upstream_within_24_hours():
     now = timezone.now()
-    twice = str(uuid.uuid4())
-    seeding.change(at=now - timedelta(hours=1), to_status="FAILED", unit_uuid=twice)
-    seeding.change(at=now - timedelta(minutes=5), to_status="FAILED", unit_uuid=twice)
-    seeding.change(at=now - timedelta(hours=23, minutes=59), to_status="FAILED")
-    seeding.change(at=now - timedelta(hours=24, minutes=1), to_status="FAILED")
-    seeding.change(at=now - timedelta(hours=1), to_status="FAILED", pipeline="other")
-    seeding.change(at=now - timedelta(hours=1), to_status="REJECTED")
+    seeding.save_units(
+        [
+            seeding.failed_unit(now=now, name="a", failed_ago=timedelta(minutes=5)),
+            seeding.failed_unit(now=now, name="b", failed_ago=timedelta(hours=23, minutes=59)),
+            # Lookout may have first seen it a minute ago: the failure itself is older.
+            seeding.failed_unit(now=now, name="c", failed_ago=timedelta(hours=24, minutes=1)),
+            seeding.unit(now=now, name="d", status="REJECTED"),
+        ]
+    )
+    seeding.save_units(
+        [seeding.failed_unit(now=now, name="e", failed_ago=timedelta(hours=1), pipeline="other")],
+        pipeline="other",
+    )
 
     assert pipeline_history(pipeline="default", now=now).failed_24h == 2
 
