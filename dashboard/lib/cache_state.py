@@ -38,7 +38,8 @@ def units_save(pipeline: str, units: dict[str, UnitSnapshot]) -> None:
 
 
 def jobs_load(pipeline: str, unit_uuid: str) -> dict[str, Any] | None:
-    return cache.get(f"jobs:{pipeline}:{unit_uuid}")
+    entry: dict[str, Any] | None = cache.get(f"jobs:{pipeline}:{unit_uuid}")
+    return entry
 
 
 def jobs_load_many(pipeline: str, unit_uuids: list[str]) -> dict[str, dict[str, Any]]:
@@ -85,7 +86,8 @@ def freshness_save(freshness: Freshness) -> None:
 
 
 def storage_summary_load() -> dict[str, Any] | None:
-    return cache.get("storage:summary")
+    summary: dict[str, Any] | None = cache.get("storage:summary")
+    return summary
 
 
 def storage_summary_save(summary: dict[str, Any]) -> None:

@@ -150,15 +150,15 @@ def _apply_discovery(
         *((u, "transfer", True) for u in found.completed_transfers),
         *((u, "sip", True) for u in found.completed_ingests),
     ]:
-        unit = units.get(uuid)
-        if unit is None:
+        known = units.get(uuid)
+        if known is None:
             # Already finished before we first saw it: record as complete and fetch its
             # details later within the backfill budget (no history row: not a change we saw).
             unit = ensure(uuid, kind)
             unit.status = "COMPLETE"
             unit.extra["needs_details"] = True
-        elif not unit.finished and completed:
-            unit.next_poll_at = now
+        elif not known.finished and completed:
+            known.next_poll_at = now
 
     for unit in units.values():
         approval = unit.uuid in found.unapproved
