@@ -126,7 +126,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     form = UnitFilterForm(request.GET or None)
     filters = form.filters()
-    units = unit_selectors.unit_list(**filters)
+    units = unit_selectors.unit_list(include_hidden=False, **filters)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,
