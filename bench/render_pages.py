@@ -21,8 +21,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from dashboard.lib import cache_state as state
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -69,6 +67,7 @@ def configure_django(workdir: str, cache: str) -> None:
 
 def seed(units: int) -> None:
     """N units and their jobs in the cache, plus a fresh poll record."""
+    from dashboard.lib import cache_state as state
     from dashboard.lib.snapshots import UnitSnapshot
 
     now = datetime.now(UTC)

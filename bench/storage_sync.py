@@ -26,8 +26,6 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dashboard.services import storage as storage_services
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -77,6 +75,7 @@ def timed(func):  # type: ignore[no-untyped-def]
 
 def sync_figures(sim) -> list[tuple[str, float, int, str]]:
     from dashboard.clients.storage import StorageClient
+    from dashboard.services import storage as storage_services
 
     client = StorageClient(sim.storage_url, sim.user, sim.key)
     rows = []
@@ -141,6 +140,7 @@ def download_figures(sim) -> tuple[float, float]:
     import requests
     from django.test import Client
 
+    from dashboard.services import storage as storage_services
     from tests.support.users import make_user
 
     package_uuid = str(uuid.uuid4())
