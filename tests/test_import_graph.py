@@ -60,26 +60,22 @@ def test_no_import_cycle_between_dashboard_modules():
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-def test_find_cycle_reports_a_cycle():
+def graph_of(*imports: str) -> grimp.ImportGraph:
+    """A graph of `importer -> imported` lines, for testing `find_cycle` itself."""
     graph = grimp.ImportGraph()
-    graph.add_import(importer="dashboard.a", imported="dashboard.b")
-    graph.add_import(importer="dashboard.b", imported="dashboard.c")
-    graph.add_import(importer="dashboard.c", imported="dashboard.a")
-    graph.add_import(importer="dashboard.d", imported="dashboard.a")
+    for line in imports:
+        importer, imported = line.split(" -> ")
+        graph.add_import(importer=importer, imported=imported)
+    return graph
 
-    assert find_cycle(graph, set(graph.modules)) == [
-        "dashboard.a",
-        "dashboard.b",
-        "dashboard.c",
-        "dashboard.a",
-    ]
+
+def test_find_cycle_reports_a_cycle():
+    graph = graph_of("app.a -> app.b", "app.b -> app.c", "app.c -> app.a", "app.d -> app.a")
+
+    assert find_cycle(graph, set(graph.modules)) == ["app.a", "app.b", "app.c", "app.a"]
 
 
 def test_find_cycle_accepts_a_diamond():
-    graph = grimp.ImportGraph()
-    graph.add_import(importer="dashboard.a", imported="dashboard.b")
-    graph.add_import(importer="dashboard.a", imported="dashboard.c")
-    graph.add_import(importer="dashboard.b", imported="dashboard.d")
-    graph.add_import(importer="dashboard.c", imported="dashboard.d")
+    graph = graph_of("app.a -> app.b", "app.a -> app.c", "app.b -> app.d", "app.c -> app.d")
 
     assert find_cycle(graph, set(graph.modules)) is None
