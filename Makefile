@@ -37,6 +37,8 @@ test-fast: $(DEV_STAMP)
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py

@@ -25,8 +25,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
-from dashboard.services import units as unit_services
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -86,6 +84,7 @@ def main() -> None:
 
         from dashboard.clients.workflow import WorkflowClient, WorkflowError
         from dashboard.lib.pipelines import pipeline_list
+        from dashboard.services import units as unit_services
 
         if args.concurrency:
             settings.LOOKOUT_POLL_CONCURRENCY = args.concurrency

@@ -6,7 +6,7 @@ Starts the simulator with N packages and times, against a SQLite file database:
 - the first full sync (every package, pages of 1,000) and its request count;
 - an incremental cycle right after it (what every later poll costs);
 - a second full resync (what the hourly pass costs once rows exist);
-- the package list page and API for typical filters, sorts and deep pages;
+- the package list page and API for typical filters (a location too), sorts and deep pages;
 - a 200 MB download streamed through Lookout, with the Python memory it needed.
 Targets: first sync under 60 s; an incremental cycle under 2 s and 20 requests;
 package pages and API under 150 ms median (500 ms for a page of 1,000 API objects);
@@ -25,8 +25,6 @@ import tracemalloc
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-
-from dashboard.services import storage as storage_services
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -77,6 +75,7 @@ def timed(func):  # type: ignore[no-untyped-def]
 
 def sync_figures(sim) -> list[tuple[str, float, int, str]]:
     from dashboard.clients.storage import StorageClient
+    from dashboard.services import storage as storage_services
 
     client = StorageClient(sim.storage_url, sim.user, sim.key)
     rows = []
@@ -114,11 +113,15 @@ def sync_figures(sim) -> list[tuple[str, float, int, str]]:
 def page_figures(runs: int) -> list[tuple[str, float, float]]:
     from django.test import Client
 
+    from dashboard.lib import cache_state as state
     from tests.support.users import make_user
 
     client = Client()
     client.force_login(make_user("bench-operator", "operator"))
-    urls = [f"/storage/packages/{q}" for q in PAGE_QUERIES] + [
+    locations = (state.storage_summary_load() or {}).get("locations", [])
+    aip_store = next(loc["uuid"] for loc in locations if loc["purpose"] == "AS")
+    page_queries = [*PAGE_QUERIES, f"?location={aip_store}"]
+    urls = [f"/storage/packages/{q}" for q in page_queries] + [
         f"/api/v1/packages/{q}" for q in API_QUERIES
     ]
     figures = []
@@ -141,6 +144,7 @@ def download_figures(sim) -> tuple[float, float]:
     import requests
     from django.test import Client
 
+    from dashboard.services import storage as storage_services
     from tests.support.users import make_user
 
     package_uuid = str(uuid.uuid4())

@@ -34,10 +34,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dashboard.services import storage as storage_services
-from dashboard.services import units as unit_services
-from dashboard.services import wall_links
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -220,6 +216,9 @@ def main() -> int:
 
         from dashboard.clients.workflow import WorkflowClient, WorkflowError
         from dashboard.lib.pipelines import pipeline_list
+        from dashboard.services import storage as storage_services
+        from dashboard.services import units as unit_services
+        from dashboard.services import wall_links
 
         pipeline = pipeline_list()[0]
         starter = WorkflowClient(sim.workflow_url, sim.user, sim.key)

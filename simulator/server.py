@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from types import FrameType
+from wsgiref.headers import Headers
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from simulator.clock import SimClock
@@ -66,6 +67,7 @@ class _KeepAliveServerHandler(ServerHandler):
 
     http_version = "1.1"
     keep_alive = True
+    headers: Headers  # set by start_response; typeshed leaves it out
 
     def cleanup_headers(self) -> None:
         super().cleanup_headers()
@@ -105,7 +107,11 @@ class QuietHandler(WSGIRequestHandler):
         if not self.parse_request():
             return
         handler = _KeepAliveServerHandler(
-            self.rfile, self.wfile, self.get_stderr(), self.get_environ(), multithread=True
+            self.rfile,
+            self.wfile,  # type: ignore[arg-type]  # typeshed: a BufferedIOBase, not IO[bytes]
+            self.get_stderr(),
+            self.get_environ(),
+            multithread=True,
         )
         # A request body the app may not have read would corrupt the next request.
         handler.keep_alive = not self.close_connection and not self.headers.get("Content-Length")

@@ -966,7 +966,7 @@ class StorageApi:
             errors["staging_path"] = ["This field is required."]
         size: int | None = None
         raw_size = data.get("size")
-        if raw_size not in (None, ""):
+        if raw_size is not None and raw_size != "":
             try:
                 size = int(raw_size) or None
             except (TypeError, ValueError):

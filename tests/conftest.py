@@ -11,6 +11,10 @@ from tests.support.redis_server import redis_server
 # Tasks enqueued by views in tests go to an in-process broker, never to files in var/.
 celery_app.conf.broker_url = "memory://"
 
+# Where tests marked integration or browser may connect (pytest-socket); others get no socket.
+LOOPBACK = ["127.0.0.1", "localhost", "::1"]
+SOCKET_MARKERS = ("integration", "browser")
+
 LOCMEM = {
     "default": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -18,6 +22,12 @@ LOCMEM = {
         "TIMEOUT": 3600,
     }
 }
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SOCKET_MARKERS):
+            item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
 
 
 @pytest.fixture(autouse=True)

@@ -82,8 +82,9 @@ class UnitDetailApi(APIView):
         if unit is None:
             return Response({"detail": "No such unit."}, status=404)
         jobs = unit_selectors.unit_jobs(unit=unit)
-        data = {
-            **{name: getattr(unit, name) for name in UnitOutputSerializer().fields},
+        fields: list[str] = list(UnitOutputSerializer().fields)
+        data: dict[str, object] = {
+            **{name: getattr(unit, name) for name in fields},
             "jobs": jobs["jobs"] if jobs else None,
             "jobs_fetched_at": jobs["fetched_at"] if jobs else None,
         }

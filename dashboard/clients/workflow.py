@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import Any
 
 import requests
 
@@ -785,18 +785,12 @@ class WorkflowClient(ApiClient):
 # --- factory
 
 
-class PipelineConfig(TypedDict):
-    """One entry of `settings.LOOKOUT_PIPELINES`."""
+def get_workflow_client(pipeline: Mapping[str, str] | None = None) -> WorkflowClient:
+    """A client for `pipeline`, or for the first (default) one in the settings.
 
-    slug: str
-    name: str
-    url: str
-    user: str
-    key: str
-
-
-def get_workflow_client(pipeline: PipelineConfig | None = None) -> WorkflowClient:
-    """A client for `pipeline`, or for the first (default) one in the settings."""
+    `pipeline` is an entry of `settings.LOOKOUT_PIPELINES`, or `PipelineConfig.client_config()`:
+    slug, name, url, user and key.
+    """
     from django.conf import settings
 
     if pipeline is None:

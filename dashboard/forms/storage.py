@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from dashboard.forms.units import ConfirmActionForm
+from dashboard.forms.units import ConfirmActionForm, choice_field
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
 
@@ -35,20 +35,20 @@ class PackageFilterForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
-        self.fields["package_type"].choices = any_choice + [
+        choice_field(self, "package_type").choices = any_choice + [
             (t, t) for t in storage_selectors.PACKAGE_TYPES
         ]
-        self.fields["status"].choices = any_choice + [
+        choice_field(self, "status").choices = any_choice + [
             (s, storage_selectors.STATUS_LABELS[s]) for s in storage_selectors.PACKAGE_STATUSES
         ]
-        self.fields["location"].choices = any_choice + [
+        choice_field(self, "location").choices = any_choice + [
             (loc.uuid, f"{loc.purpose_label}: {loc.label}")
             for loc in storage_selectors.location_list()
         ]
-        self.fields["pipeline"].choices = any_choice + [
+        choice_field(self, "pipeline").choices = any_choice + [
             (p.uuid, p.label) for p in storage_selectors.pipeline_list()
         ]
-        self.fields["sort"].choices = list(storage_selectors.SORT_LABELS.items())
+        choice_field(self, "sort").choices = list(storage_selectors.SORT_LABELS.items())
         self.fields["q"].widget.attrs.update({"type": "search", "placeholder": "name or UUID"})
 
     def filters(self) -> dict[str, str]:
@@ -114,7 +114,7 @@ class PackageRequestForm(ConfirmActionForm):
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["pipeline"].choices = _pipeline_choices()
+        choice_field(self, "pipeline").choices = _pipeline_choices()
         self.fields["pipeline"].initial = package.origin_pipeline_uuid
 
 
@@ -132,11 +132,12 @@ class ReingestForm(ConfirmActionForm):
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["pipeline"].choices = _pipeline_choices()
+        choice_field(self, "pipeline").choices = _pipeline_choices()
         self.fields["pipeline"].initial = package.origin_pipeline_uuid
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("reingest_type") != "FULL":
             data["processing_config"] = ""
         elif not data.get("processing_config"):
@@ -151,7 +152,7 @@ class MoveForm(ConfirmActionForm):
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["location"].choices = [
+        choice_field(self, "location").choices = [
             (loc.uuid, f"{loc.label} ({loc.path})")
             for loc in storage_selectors.move_destinations(package=package)
         ]

@@ -24,6 +24,13 @@ STATUS_NAMES = {
 KIND_NAMES = {"transfer": "Transfer", "sip": "SIP"}
 
 
+def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
+    """`form.fields[name]` as the choice field it is (`fields` is typed as plain fields)."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)
+    return field
+
+
 class UnitFilterForm(forms.Form):
     q = forms.CharField(label="Search", required=False, max_length=200, strip=True)
     status = forms.ChoiceField(label="Status", required=False)
@@ -33,9 +40,13 @@ class UnitFilterForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
-        self.fields["status"].choices = any_choice + [(s, STATUS_NAMES[s]) for s in UNIT_STATUSES]
-        self.fields["kind"].choices = any_choice + [(k, KIND_NAMES[k]) for k in UNIT_KINDS]
-        self.fields["pipeline"].choices = any_choice + [(p.slug, p.name) for p in pipeline_list()]
+        choice_field(self, "status").choices = any_choice + [
+            (s, STATUS_NAMES[s]) for s in UNIT_STATUSES
+        ]
+        choice_field(self, "kind").choices = any_choice + [(k, KIND_NAMES[k]) for k in UNIT_KINDS]
+        choice_field(self, "pipeline").choices = any_choice + [
+            (p.slug, p.name) for p in pipeline_list()
+        ]
         self.fields["q"].widget.attrs.update(
             {"type": "search", "placeholder": "name, directory or UUID"}
         )

@@ -15,7 +15,8 @@ STATE_TTL = 7 * 24 * 3600
 
 
 def storage_summary_load() -> dict[str, Any] | None:
-    return cache.get("storage:summary")
+    summary: dict[str, Any] | None = cache.get("storage:summary")
+    return summary
 
 
 def storage_summary_save(summary: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ managing users and wall-screen links. The groups are kept in step after every mi
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 
 
@@ -43,10 +43,10 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-def user_has_role(user: AbstractBaseUser | AnonymousUser) -> bool:
+def user_has_role(user: User | AnonymousUser) -> bool:
     """Logged in and in a Lookout group (or a superuser): may read the dashboard."""
     if not user.is_authenticated or not user.is_active:
         return False
     if user.is_superuser:
         return True
-    return user.groups.filter(name__in=[r.value for r in Role]).exists()  # type: ignore[union-attr]
+    return user.groups.filter(name__in=[r.value for r in Role]).exists()

@@ -294,7 +294,7 @@ def unit_detail_get(*, uuid: str) -> UnitDetail | None:
         unit=unit,
         jobs_fetched=entry is not None,
         jobs_fetched_at=entry.get("fetched_at") if entry else None,
-        jobs_outdated=bool(entry) and entry.get("unit_updated_at") != unit.updated_at,
+        jobs_outdated=bool(entry and entry.get("unit_updated_at") != unit.updated_at),
         groups=groups,
         failed_job=failed,
         job_count=len(jobs),

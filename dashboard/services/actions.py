@@ -30,8 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -42,7 +41,7 @@ from dashboard.clients.base import (
     UpstreamError,
     UpstreamUnavailable,
 )
-from dashboard.clients.workflow import get_workflow_client
+from dashboard.clients.workflow import WorkflowClient, get_workflow_client
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import AuditEntry, Unit
@@ -101,13 +100,13 @@ def idempotency_key_new() -> str:
     return secrets.token_urlsafe(24)
 
 
-def _actor_name(user: AbstractBaseUser | AnonymousUser) -> str:
+def _actor_name(user: User | AnonymousUser) -> str:
     return user.get_username() or "anonymous"
 
 
 def _claim(
     *,
-    user: AbstractBaseUser,
+    user: User | AnonymousUser,
     key: str,
     action: str,
     target: str,
@@ -148,7 +147,7 @@ def _failure(exc: UpstreamError) -> tuple[str, str]:
 
 def action_perform(
     *,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     permission: str,
     action: str,
     idempotency_key: str,
@@ -164,7 +163,7 @@ def action_perform(
     if not user.is_authenticated or not user.has_perm(permission):
         raise PermissionDenied(f"{_actor_name(user)} may not {action}")
     entry, claimed = _claim(
-        user=user,  # type: ignore[arg-type]
+        user=user,
         key=idempotency_key,
         action=action,
         target=target,
@@ -207,7 +206,7 @@ def action_perform(
 # --- workflow-service actions --------------------------------------------------------
 
 
-def _workflow_client(pipeline_slug: str):  # type: ignore[no-untyped-def]
+def _workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
         raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
@@ -220,7 +219,7 @@ def unit_label(unit: Unit) -> str:
 
 def transfer_approve(
     *,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     unit: Unit,
     idempotency_key: str,
     after_success: Callable[[], None] | None = None,
@@ -254,7 +253,7 @@ def transfer_approve(
 
 def unit_hide(
     *,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     unit: Unit,
     idempotency_key: str,
     after_success: Callable[[], None] | None = None,

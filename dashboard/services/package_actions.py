@@ -18,8 +18,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as AuthUser
 
 from dashboard.clients.storage import ReingestType, StorageError
 from dashboard.models import AuditEntry, StoragePackage
@@ -38,7 +38,7 @@ OPERATE_PERMISSION = "dashboard.operate_packages"
 DELETION_PERMISSION = "dashboard.request_package_deletion"
 REINGEST_PERMISSION = "dashboard.reingest_package"
 
-User = AbstractBaseUser | AnonymousUser
+User = AuthUser | AnonymousUser
 
 
 def _label(package: StoragePackage) -> str:

@@ -52,8 +52,8 @@ from dashboard.clients.storage import (
     StorageError,
     StorageNotFound,
     StorageUnavailable,
-    get_storage_client,
 )
+from dashboard.clients.storage import get_storage_client as get_storage_client  # re-exported
 from dashboard.lib import cache_state as state
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import FixityCheck, StoragePackage

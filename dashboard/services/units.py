@@ -160,17 +160,17 @@ def _apply_discovery(
         *((u, "transfer", True) for u in found.completed_transfers),
         *((u, "sip", True) for u in found.completed_ingests),
     ]:
-        unit = units.get(uuid)
-        if unit is None and uuid in known:
+        loaded = units.get(uuid)
+        if loaded is None and uuid in known:
             continue  # finished and recorded already
-        if unit is None:
+        if loaded is None:
             # Already finished before we first saw it: record as complete and fetch its
             # details later within the backfill budget (no history row: not a change we saw).
             unit = ensure(uuid, kind)
             unit.status = "COMPLETE"
             unit.needs_details = True
-        elif not unit.finished and completed:
-            unit.next_poll_at = now
+        elif not loaded.finished and completed:
+            loaded.next_poll_at = now
 
     for unit in units.values():
         approval = unit.uuid in found.unapproved

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -34,7 +34,7 @@ DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
 
 # Whoever acts: a user from a request, or None from the shell (with an actor_name).
-Actor = AbstractBaseUser | AnonymousUser
+Actor = User | AnonymousUser
 
 
 class WallLinkError(Exception):
@@ -158,7 +158,9 @@ def wall_link_revoke(
     """Revoke by name or id: every screen using the link stops at its next refresh."""
     now = now or timezone.now()
     who = _actor_name(actor, actor_name)
-    lookup = {"pk": link_id} if link_id is not None else {"name": " ".join((name or "").split())}
+    lookup: dict[str, int | str] = (
+        {"pk": link_id} if link_id is not None else {"name": " ".join((name or "").split())}
+    )
     with transaction.atomic():
         link = WallLink.objects.select_for_update().filter(**lookup).first()
         if link is None:

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -106,7 +106,8 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
             "browse-listing",
             {
                 "location": location,
-                "error": "; ".join(form.errors.get("path", [])),
+                # An ErrorList yields its messages (str); the stubs say ValidationError | str.
+                "error": "; ".join(form.errors.get("path", [])),  # type: ignore[arg-type]
                 "rows": [],
                 "crumbs": [
                     (crumb, "")
@@ -385,7 +386,7 @@ def _confirm_page(
     return render(request, name, _storage_context(**context), status=status)
 
 
-def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpResponse:
+def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpResponseBase:
     operation = OPERATIONS[name]
     if not request.user.has_perm(operation.permission):
         return forbidden(request, operation.needs)
@@ -440,7 +441,7 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
     return redirect("dashboard:storage-package-detail", package.uuid)
 
 
-def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpResponse:
+def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpResponseBase:
     result, opened = package_actions.package_download(
         user=request.user, package=package, idempotency_key=key
     )
@@ -467,13 +468,14 @@ def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpRe
 def _attachment(filename: str) -> str:
     from django.utils.http import content_disposition_header
 
-    return content_disposition_header(as_attachment=True, filename=filename or "package")
+    # With as_attachment=True there is always a header; the stubs say str | None.
+    return content_disposition_header(as_attachment=True, filename=filename or "package")  # type: ignore[return-value]
 
 
-def _operation_view(name: str) -> Callable[..., HttpResponse]:
+def _operation_view(name: str) -> Callable[..., HttpResponseBase]:
     @role_required
     @require_http_methods(["GET", "POST"])
-    def view(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    def view(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
         return _package_operation(request, uuid, name)
 
     view.__name__ = view.__qualname__ = f"package_{name}"

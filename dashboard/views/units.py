@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -49,7 +49,7 @@ NO_ROLE_MESSAGE = (
 )
 
 
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def forbidden(request: HttpRequest, reason: str) -> HttpResponse:
@@ -72,7 +72,7 @@ def role_required(view: View) -> View:
     """Anonymous users go to the login page; users without a role get a 403 page."""
 
     @wraps(view)
-    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not request.user.is_authenticated:
             # A live region polling after the session ended sends the whole page to login.
             return _redirect(request, redirect_to_login(request.get_full_path())["Location"])
@@ -126,7 +126,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     form = UnitFilterForm(request.GET or None)
     filters = form.filters()
-    units = unit_selectors.unit_list(**filters)
+    units = unit_selectors.unit_list(include_hidden=False, **filters)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,

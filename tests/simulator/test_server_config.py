@@ -102,6 +102,7 @@ def test_a_simulator_that_cannot_start_says_why() -> None:
         SimulatorProcess(units=-1).start()
 
 
+@pytest.mark.integration
 def test_a_client_reuses_one_connection_for_several_requests():
     import http.client
 
