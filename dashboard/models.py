@@ -11,6 +11,8 @@ from datetime import timedelta
 from django.db import models
 from django.utils import timezone
 
+from dashboard.lib import vocabulary
+
 # An action's upstream calls time out within seconds; a row PENDING for longer than
 # this will never be finished by the request that made it.
 PENDING_OUTCOME_UNKNOWN_AFTER = timedelta(minutes=5)
@@ -211,3 +213,7 @@ class StoragePackage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.package_type} {self.name or self.uuid} ({self.status})"
+
+    @property
+    def status_label(self) -> str:
+        return vocabulary.package_status(self.status).text

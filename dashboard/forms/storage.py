@@ -12,14 +12,9 @@ from typing import Any
 from django import forms
 
 from dashboard.forms.units import ConfirmActionForm
+from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
-
-REINGEST_TYPES = (
-    ("METADATA_ONLY", "Metadata only (keep the objects, rebuild the metadata)"),
-    ("OBJECTS", "Objects (reprocess the objects, keep the AIP's identity)"),
-    ("FULL", "Full (run the whole ingest again, with a processing configuration)"),
-)
 
 
 class PackageFilterForm(forms.Form):
@@ -36,10 +31,10 @@ class PackageFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
         self.fields["package_type"].choices = any_choice + [
-            (t, t) for t in storage_selectors.PACKAGE_TYPES
+            (t, vocabulary.package_type_label(t)) for t in storage_selectors.PACKAGE_TYPES
         ]
         self.fields["status"].choices = any_choice + [
-            (s, storage_selectors.STATUS_LABELS[s]) for s in storage_selectors.PACKAGE_STATUSES
+            (s, vocabulary.package_status(s).text) for s in storage_selectors.PACKAGE_STATUSES
         ]
         self.fields["location"].choices = any_choice + [
             (loc.uuid, f"{loc.purpose_label}: {loc.label}")
@@ -120,7 +115,9 @@ class PackageRequestForm(ConfirmActionForm):
 
 class ReingestForm(ConfirmActionForm):
     pipeline = forms.ChoiceField(label="Pipeline", help_text="The pipeline that reingests it.")
-    reingest_type = forms.ChoiceField(label="Reingest type", choices=REINGEST_TYPES)
+    reingest_type = forms.ChoiceField(
+        label="Reingest type", choices=vocabulary.reingest_type_choices
+    )
     processing_config = forms.RegexField(
         label="Processing configuration",
         regex=r"^[A-Za-z0-9_.-]{1,100}$",

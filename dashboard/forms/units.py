@@ -9,19 +9,9 @@ from typing import Any
 
 from django import forms
 
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.selectors.units import UNIT_KINDS, UNIT_STATUSES
-
-STATUS_NAMES = {
-    "PROCESSING": "Processing",
-    "USER_INPUT": "Awaiting decision",
-    "COMPLETE": "Complete",
-    "FAILED": "Failed",
-    "REJECTED": "Rejected",
-    "PENDING": "Pending (no jobs yet)",
-    "UNKNOWN": "Not fetched yet",
-}
-KIND_NAMES = {"transfer": "Transfer", "sip": "SIP"}
 
 
 class UnitFilterForm(forms.Form):
@@ -33,8 +23,12 @@ class UnitFilterForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
-        self.fields["status"].choices = any_choice + [(s, STATUS_NAMES[s]) for s in UNIT_STATUSES]
-        self.fields["kind"].choices = any_choice + [(k, KIND_NAMES[k]) for k in UNIT_KINDS]
+        self.fields["status"].choices = any_choice + [
+            (s, vocabulary.unit_status(s).text) for s in UNIT_STATUSES
+        ]
+        self.fields["kind"].choices = any_choice + [
+            (k, vocabulary.unit_kind_label(k)) for k in UNIT_KINDS
+        ]
         self.fields["pipeline"].choices = any_choice + [(p.slug, p.name) for p in pipeline_list()]
         self.fields["q"].widget.attrs.update(
             {"type": "search", "placeholder": "name, directory or UUID"}

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+from dashboard.lib import vocabulary
+
 FINAL_STATUSES = frozenset({"COMPLETE", "FAILED", "REJECTED"})
 # A unit that exists upstream but has no jobs yet ("unable to determine its status").
 PENDING = "PENDING"
@@ -48,6 +50,10 @@ class UnitSnapshot:
     @property
     def finished(self) -> bool:
         return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
+
+    @property
+    def status_label(self) -> str:
+        return vocabulary.unit_status(self.status, sent_to_backlog=self.sent_to_backlog).text
 
     def to_dict(self) -> dict[str, Any]:
         # Shallow on purpose: dataclasses.asdict deep-copies, the poller's main cost at scale.

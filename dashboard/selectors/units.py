@@ -14,12 +14,14 @@ from typing import Any
 from django.utils import timezone
 
 from dashboard.lib import cache_state as state
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.lib.snapshots import UnitSnapshot
 from dashboard.models import AuditEntry
 
-UNIT_STATUSES = ("PROCESSING", "USER_INPUT", "COMPLETE", "FAILED", "REJECTED", "PENDING", "UNKNOWN")
-UNIT_KINDS = ("transfer", "sip")
+# Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
+UNIT_STATUSES = tuple(vocabulary.UNIT_STATUSES)
+UNIT_KINDS = tuple(vocabulary.UNIT_KINDS)
 
 
 def unit_list(

@@ -182,7 +182,7 @@ def test_status_is_said_in_words_not_only_in_colour(live_server, open_page, sett
 
     assert "Needs attention" in text
     assert re.search(
-        r"STALE\s+Workflow service · Reading room pipeline: no fresh data for 14 min", text
+        r"STALE\s+Workflow service \(Reading room pipeline\): no fresh data for 14 min", text
     )
     assert "NEARLY FULL" in text and "Filling up" in text
     assert page.locator("svg.sparkline[role=img]").count() == 2
