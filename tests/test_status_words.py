@@ -150,3 +150,13 @@ def test_a_package_status_lookout_does_not_know_is_shown_as_sent_and_escaped(vie
 
     assert "&lt;b&gt;NEW&lt;/b&gt;" in listing and "<b>NEW</b>" not in listing
     assert api["status_label"] == "<b>NEW</b>"
+
+
+def test_the_api_schema_documents_status_label(viewer):
+    schema = viewer.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    components = schema["components"]["schemas"]
+
+    for name in ("UnitOutput", "UnitDetail", "WaitingUnit", "StoragePackage"):
+        field = components[name]["properties"]["status_label"]
+        assert field["type"] == "string" and "words the pages show" in field["description"]
+        assert "status_label" in components[name]["required"]
