@@ -114,6 +114,7 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
             {
                 "location": location,
                 "error": "; ".join(form.errors.get("path", [])),
+                "path_invalid": True,
                 "rows": [],
                 "crumbs": [
                     (crumb, "")
