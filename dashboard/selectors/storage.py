@@ -65,14 +65,13 @@ class Usage:
     used: int
     # None: no limit (a size or quota of null or 0 means unlimited).
     limit: int | None
+    # The meter's thresholds, the same as the wall's.
+    warning_percent: ClassVar[int] = vocabulary.CAPACITY_WARNING_PERCENT
+    critical_percent: ClassVar[int] = vocabulary.CAPACITY_CRITICAL_PERCENT
 
     @property
     def unlimited(self) -> bool:
         return not self.limit
-
-    # The meter's thresholds, the same as the wall's.
-    warning_percent: ClassVar[int] = vocabulary.CAPACITY_WARNING_PERCENT
-    critical_percent: ClassVar[int] = vocabulary.CAPACITY_CRITICAL_PERCENT
 
     @property
     def percent(self) -> float | None:

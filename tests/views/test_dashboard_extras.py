@@ -16,6 +16,8 @@ from dashboard.templatetags.dashboard_extras import (
     outcome_label,
     package_status_label,
     plural,
+    protocol_label,
+    purpose_label,
     service_label,
     status_label,
     task_duration,
@@ -53,6 +55,8 @@ def test_sizes_and_plurals_in_templates():
     assert count_noun(3, "index,indices") == "3 indices"
     assert plural(1, "matches,match") == "matches"
     assert plural(2, "object") == "objects"
+    assert purpose_label("AS") == "AIP storage"
+    assert protocol_label("FS") == "Local filesystem"
 
 
 @pytest.mark.parametrize(
