@@ -13,6 +13,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
+from dashboard.lib import vocabulary
+
 # An action's upstream calls time out within seconds; a row PENDING for longer than
 # this will never be finished by the request that made it.
 PENDING_OUTCOME_UNKNOWN_AFTER = timedelta(minutes=5)
@@ -136,6 +138,10 @@ class Unit(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
+
+    @property
+    def status_label(self) -> str:
+        return vocabulary.unit_status(self.status, sent_to_backlog=self.sent_to_backlog).text
 
 
 class UnitJobs(models.Model):
@@ -355,3 +361,7 @@ class StoragePackage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.package_type} {self.name or self.uuid} ({self.status})"
+
+    @property
+    def status_label(self) -> str:
+        return vocabulary.package_status(self.status).text

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard.api.pagination import paginated_response
+from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
 
@@ -68,7 +69,7 @@ class SpaceListApi(APIView):
 
 class LocationListApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        purpose = serializers.ChoiceField(choices=list(storage_selectors.PURPOSES), required=False)
+        purpose = serializers.ChoiceField(choices=list(vocabulary.PURPOSES), required=False)
         pipeline = serializers.UUIDField(required=False)
         space = serializers.UUIDField(required=False)
 
@@ -104,7 +105,11 @@ class PackageOutputSerializer(serializers.Serializer):
     uuid = serializers.CharField()
     name = serializers.CharField()
     package_type = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.CharField(help_text="The storage service's code, e.g. UPLOADED.")
+    status_label = serializers.CharField(
+        help_text="The status in the words the pages show, e.g. “Deletion requested”; "
+        "an unknown code is given as it is."
+    )
     size = serializers.IntegerField(allow_null=True)
     current_location_uuid = serializers.CharField()
     origin_pipeline_uuid = serializers.CharField()
@@ -177,5 +182,9 @@ class PackageDetailApi(APIView):
 
 def _package_fields(package: StoragePackage) -> dict[str, Any]:
     return {
-        field.name: getattr(package, field.name) for field in StoragePackage._meta.concrete_fields
+        **{
+            field.name: getattr(package, field.name)
+            for field in StoragePackage._meta.concrete_fields
+        },
+        "status_label": package.status_label,
     }

@@ -21,7 +21,11 @@ class UnitOutputSerializer(serializers.Serializer):
     pipeline = serializers.CharField()
     name = serializers.CharField()
     kind = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.CharField(help_text="The workflow service's code, e.g. USER_INPUT.")
+    status_label = serializers.CharField(
+        help_text="The status in the words the pages show, e.g. “Awaiting decision”, or "
+        "“Sent to backlog” for a completed transfer sent to backlog."
+    )
     microservice = serializers.CharField()
     sip_uuid = serializers.CharField(allow_null=True)
     transfer_uuid = serializers.CharField(allow_null=True)

@@ -7,19 +7,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Any
 
 from django import forms
 
 from dashboard.forms.units import ConfirmActionForm, choice_field
+from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
-
-REINGEST_TYPES = (
-    ("METADATA_ONLY", "Metadata only (keep the objects, rebuild the metadata)"),
-    ("OBJECTS", "Objects (reprocess the objects, keep the AIP's identity)"),
-    ("FULL", "Full (run the whole ingest again, with a processing configuration)"),
-)
 
 
 class PackageFilterForm(forms.Form):
@@ -36,10 +32,10 @@ class PackageFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
         choice_field(self, "package_type").choices = any_choice + [
-            (t, t) for t in storage_selectors.PACKAGE_TYPES
+            (t, vocabulary.package_type_label(t)) for t in storage_selectors.PACKAGE_TYPES
         ]
         choice_field(self, "status").choices = any_choice + [
-            (s, storage_selectors.STATUS_LABELS[s]) for s in storage_selectors.PACKAGE_STATUSES
+            (s, vocabulary.package_status(s).text) for s in storage_selectors.PACKAGE_STATUSES
         ]
         choice_field(self, "location").choices = any_choice + [
             (loc.uuid, f"{loc.purpose_label}: {loc.label}")
@@ -66,22 +62,40 @@ class PackageFilterForm(forms.Form):
         return getattr(self, "cleaned_data", {}).get("sort") or storage_selectors.DEFAULT_SORT
 
 
+# URL-safe base64 as `encode_browse_path` writes it, padding optional.
+_BROWSE_PATH = re.compile(r"[A-Za-z0-9_-]*={0,2}")
+BAD_BROWSE_PATH = (
+    "The folder in the address (?path=…) is not valid, so nothing is listed: "
+    "the address was changed or cut short."
+)
+
+
 class BrowsePathForm(forms.Form):
     """`?path=` of the browse page: URL-safe base64 of the raw path bytes.
 
-    Raw bytes, because directory names need not be UTF-8.
+    Raw bytes, because directory names need not be UTF-8. A value that is not such
+    base64 is refused, never read as the location's top folder.
     """
 
-    path = forms.CharField(required=False, max_length=8000)
+    path = forms.CharField(
+        required=False,
+        max_length=8000,
+        error_messages={"max_length": "The folder in the address (?path=…) is too long."},
+    )
 
     def clean_path(self) -> bytes:
         text = self.cleaned_data.get("path") or ""
         if not text:
             return b""
+        # The decoder skips characters outside the alphabet, so check them first.
+        if not _BROWSE_PATH.fullmatch(text):
+            raise forms.ValidationError(BAD_BROWSE_PATH)
         try:
-            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            raw = base64.urlsafe_b64decode(text.rstrip("=") + "=" * (-len(text.rstrip("=")) % 4))
         except (binascii.Error, ValueError):
-            raise forms.ValidationError("This path is not valid.") from None
+            raise forms.ValidationError(BAD_BROWSE_PATH) from None
+        if b"\0" in raw:
+            raise forms.ValidationError(BAD_BROWSE_PATH)
         parts = [part for part in raw.split(b"/") if part not in (b"", b".")]
         if b".." in parts:
             raise forms.ValidationError("A path may not go up a directory.")
@@ -120,7 +134,9 @@ class PackageRequestForm(ConfirmActionForm):
 
 class ReingestForm(ConfirmActionForm):
     pipeline = forms.ChoiceField(label="Pipeline", help_text="The pipeline that reingests it.")
-    reingest_type = forms.ChoiceField(label="Reingest type", choices=REINGEST_TYPES)
+    reingest_type = forms.ChoiceField(
+        label="Reingest type", choices=vocabulary.reingest_type_choices
+    )
     processing_config = forms.RegexField(
         label="Processing configuration",
         regex=r"^[A-Za-z0-9_.-]{1,100}$",

@@ -9,19 +9,9 @@ from typing import Any
 
 from django import forms
 
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.selectors.units import UNIT_KINDS, UNIT_STATUSES
-
-STATUS_NAMES = {
-    "PROCESSING": "Processing",
-    "USER_INPUT": "Awaiting decision",
-    "COMPLETE": "Complete",
-    "FAILED": "Failed",
-    "REJECTED": "Rejected",
-    "PENDING": "Pending (no jobs yet)",
-    "UNKNOWN": "Not fetched yet",
-}
-KIND_NAMES = {"transfer": "Transfer", "sip": "SIP"}
 
 
 def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
@@ -41,9 +31,11 @@ class UnitFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         any_choice = [("", "Any")]
         choice_field(self, "status").choices = any_choice + [
-            (s, STATUS_NAMES[s]) for s in UNIT_STATUSES
+            (s, vocabulary.unit_status(s).text) for s in UNIT_STATUSES
         ]
-        choice_field(self, "kind").choices = any_choice + [(k, KIND_NAMES[k]) for k in UNIT_KINDS]
+        choice_field(self, "kind").choices = any_choice + [
+            (k, vocabulary.unit_kind_label(k)) for k in UNIT_KINDS
+        ]
         choice_field(self, "pipeline").choices = any_choice + [
             (p.slug, p.name) for p in pipeline_list()
         ]

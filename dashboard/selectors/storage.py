@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 from xml.dom import minidom
 
 from django.core.cache import cache
@@ -21,6 +21,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from dashboard.lib import cache_state as state
+from dashboard.lib import vocabulary
 from dashboard.models import FixityCheck, StoragePackage
 from dashboard.selectors import freshness
 from dashboard.services.storage import (
@@ -32,42 +33,9 @@ from dashboard.services.storage import (
     package_sync_state_load,
 )
 
-PURPOSES = {
-    "AS": "AIP storage",
-    "DS": "DIP storage",
-    "BL": "Transfer backlog",
-    "TS": "Transfer source",
-    "CP": "Currently processing",
-    "AR": "AIP recovery",
-    "RP": "Replicator",
-    "SD": "SWORD deposit",
-    "SS": "Storage service internal",
-}
-PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer", "SIP", "file", "deposit")
-PACKAGE_STATUSES = (
-    "UPLOADED",
-    "VERIFIED",
-    "PENDING",
-    "STAGING",
-    "MOVING",
-    "FINALIZE",
-    "DEL_REQ",
-    "DELETED",
-    "RECOVER_REQ",
-    "FAIL",
-)
-STATUS_LABELS = {
-    "UPLOADED": "Uploaded",
-    "VERIFIED": "Verified",
-    "PENDING": "Pending",
-    "STAGING": "Staging",
-    "MOVING": "Moving",
-    "FINALIZE": "Finalizing",
-    "DEL_REQ": "Deletion requested",
-    "DELETED": "Deleted",
-    "RECOVER_REQ": "Recovery requested",
-    "FAIL": "Failed",
-}
+# Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
+PACKAGE_TYPES = tuple(vocabulary.PACKAGE_TYPES)
+PACKAGE_STATUSES = tuple(vocabulary.PACKAGE_STATUSES)
 # Sort keys offered to the page and the API; each ends on the UUID so pages are stable.
 PACKAGE_SORTS: dict[str, tuple[Any, ...]] = {
     # The UUID tie-break runs the same way as the main key, so one index serves both.
@@ -91,35 +59,7 @@ SORT_LABELS = {
     "status": "Status",
 }
 DEFAULT_SORT = "-stored"
-# status -> (css modifier of the shared status label, icon); the words are STATUS_LABELS.
-STATUS_STYLES = {
-    "UPLOADED": ("complete", "✓"),
-    "VERIFIED": ("complete", "✓"),
-    "PENDING": ("pending", "…"),
-    "STAGING": ("processing", "⟳"),
-    "MOVING": ("processing", "⟳"),
-    "FINALIZE": ("processing", "⟳"),
-    "DEL_REQ": ("waiting", "⏸"),
-    "RECOVER_REQ": ("waiting", "⏸"),
-    "DELETED": ("rejected", "⊘"),
-    "FAIL": ("failed", "✗"),
-}
 _HEX_PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{3,35}$")
-
-
-# --------------------------------------------------------------------------- labels
-
-
-@dataclass(frozen=True)
-class StatusDisplay:
-    modifier: str
-    icon: str
-    text: str
-
-
-def status_display(status: str) -> StatusDisplay:
-    modifier, icon = STATUS_STYLES.get(status, ("unknown", "?"))
-    return StatusDisplay(modifier=modifier, icon=icon, text=STATUS_LABELS.get(status, status))
 
 
 # --------------------------------------------------------------------------- usage
@@ -130,6 +70,9 @@ class Usage:
     used: int
     # None: no limit (a size or quota of null or 0 means unlimited).
     limit: int | None
+    # The meter's thresholds, the same as the wall's.
+    warning_percent: ClassVar[int] = vocabulary.CAPACITY_WARNING_PERCENT
+    critical_percent: ClassVar[int] = vocabulary.CAPACITY_CRITICAL_PERCENT
 
     @property
     def unlimited(self) -> bool:
@@ -137,17 +80,21 @@ class Usage:
 
     @property
     def percent(self) -> float | None:
-        if not self.limit:
-            return None
-        return round(min(100.0, 100.0 * self.used / self.limit), 1)
+        percent = vocabulary.percent_used(self.used, self.limit)
+        return None if percent is None else min(100.0, percent)
 
     @property
     def level(self) -> str:
-        """For the bar's colour: ok, high (over 80 %) or full (over 95 %)."""
-        percent = self.percent
-        if percent is None or percent < 80:
-            return "ok"
-        return "high" if percent < 95 else "full"
+        """`unlimited`, `ok`, `warning` or `critical`, as on the wall."""
+        return vocabulary.capacity_level(self.used, self.limit)
+
+    @property
+    def level_label(self) -> str:
+        return vocabulary.capacity_label(self.level)
+
+    @property
+    def text(self) -> str:
+        return vocabulary.usage_text(self.used, self.limit)
 
 
 # --------------------------------------------------------------------------- overview
@@ -280,7 +227,7 @@ def _location_row(data: dict[str, Any], labels: dict[str, str]) -> LocationRow:
     return LocationRow(
         uuid=data["uuid"],
         purpose=purpose,
-        purpose_label=PURPOSES.get(purpose, purpose or "Unknown purpose"),
+        purpose_label=vocabulary.purpose_label(purpose),
         description=data.get("description") or "",
         enabled=bool(data.get("enabled", True)),
         path=data.get("path") or "",
@@ -306,7 +253,7 @@ def location_list(
         rows = [row for row in rows if pipeline in row.pipeline_uuids]
     if space:
         rows = [row for row in rows if row.space_uuid == space]
-    order = list(PURPOSES)
+    order = list(vocabulary.PURPOSES)
     rows.sort(key=lambda r: (order.index(r.purpose) if r.purpose in order else 99, r.label.lower()))
     return rows
 
@@ -330,7 +277,7 @@ def storage_overview() -> StorageOverview | None:
         purpose_groups=tuple(
             PurposeGroup(
                 code=code,
-                label=PURPOSES.get(code, code or "Unknown purpose"),
+                label=vocabulary.purpose_label(code),
                 locations=tuple(rows),
             )
             for code, rows in groups.items()
@@ -421,10 +368,6 @@ class PackageDetail:
     # From the cache, filled by a task; None until fetched.
     details: dict[str, Any] | None
     pointer: PointerSummary | None
-
-    @property
-    def status(self) -> StatusDisplay:
-        return status_display(self.package.status)
 
     @property
     def status_changes_by_itself(self) -> bool:
@@ -542,10 +485,6 @@ class PackageRow:
     package: StoragePackage
     location_label: str
     pipeline_label: str
-
-    @property
-    def status(self) -> StatusDisplay:
-        return status_display(self.package.status)
 
 
 def package_rows(packages: Iterable[StoragePackage]) -> list[PackageRow]:

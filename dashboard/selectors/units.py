@@ -15,11 +15,13 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs
 
-UNIT_STATUSES = ("PROCESSING", "USER_INPUT", "COMPLETE", "FAILED", "REJECTED", "PENDING", "UNKNOWN")
-UNIT_KINDS = ("transfer", "sip")
+# Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
+UNIT_STATUSES = tuple(vocabulary.UNIT_STATUSES)
+UNIT_KINDS = tuple(vocabulary.UNIT_KINDS)
 
 
 def _configured_pipelines() -> list[str]:

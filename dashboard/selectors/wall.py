@@ -14,6 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import PipelineConfig, pipeline_list
 from dashboard.lib.sparkline import Sparkline, sparkline_svg
 from dashboard.models import FINAL_STATUSES, StatusChange
@@ -24,57 +25,14 @@ from dashboard.selectors.freshness import ServiceHealth
 
 THROUGHPUT_HOURS = 24
 FAILURE_WINDOW = timedelta(hours=24)
-# Share of a quota at which a capacity row turns to a warning, then to critical.
-CAPACITY_WARNING = 0.80
-CAPACITY_CRITICAL = 0.90
 # The wall has room for this many capacity rows; the fullest are shown first.
 CAPACITY_ROWS = 6
-
-LOCATION_PURPOSES = {
-    "AS": "AIP storage",
-    "DS": "DIP storage",
-    "AR": "AIP recovery",
-    "BL": "Transfer backlog",
-    "CP": "Currently processing",
-    "TS": "Transfer source",
-    "SS": "Storage service internal",
-    "SD": "Deposit",
-    "RP": "Replicator",
-}
-
-
-def duration_label(seconds: float | None) -> str:
-    """A short age for a wall: "45 s", "12 min", "3 h 5 min", "2 d 4 h"."""
-    if seconds is None:
-        return "never"
-    whole = max(0, int(seconds))
-    if whole < 60:
-        return f"{whole} s"
-    minutes = whole // 60
-    if minutes < 60:
-        return f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
-
-
-def service_label(service: str) -> str:
-    """The name a person reads for a freshness key ("workflow:<slug>", "storage")."""
-    if service.startswith("workflow:"):
-        slug = service.split(":", 1)[1]
-        names = {p.slug: p.name for p in pipeline_list()}
-        return f"Workflow service · {names.get(slug, slug)}"
-    if service == "storage":
-        return "Storage service"
-    return service
 
 
 def freshness_label(age_seconds: float | None) -> str:
     if age_seconds is None:
         return "has never answered"
-    return f"no fresh data for {duration_label(age_seconds)}"
+    return f"no fresh data for {vocabulary.duration(age_seconds)}"
 
 
 @dataclass(frozen=True)
@@ -144,7 +102,7 @@ class PipelineTile:
 
     @property
     def oldest_waiting_label(self) -> str:
-        return duration_label(self.oldest_waiting_seconds)
+        return vocabulary.duration(self.oldest_waiting_seconds)
 
     @property
     def stale_label(self) -> str:
@@ -204,23 +162,15 @@ class CapacityRow:
 
     @property
     def level(self) -> str:
-        fraction = self.fraction
-        if fraction is None:
-            return "unlimited"
-        if fraction >= CAPACITY_CRITICAL:
-            return "critical"
-        if fraction >= CAPACITY_WARNING:
-            return "warning"
-        return "ok"
+        return vocabulary.capacity_level(self.used, self.total)
 
     @property
     def level_label(self) -> str:
-        return {
-            "unlimited": "No limit set",
-            "critical": "Nearly full",
-            "warning": "Filling up",
-            "ok": "OK",
-        }[self.level]
+        return vocabulary.capacity_label(self.level)
+
+    @property
+    def text(self) -> str:
+        return vocabulary.usage_text(self.used, self.total)
 
 
 def _as_int(value: Any) -> int | None:
@@ -251,7 +201,7 @@ def capacity_rows(summary: Mapping[str, Any] | None) -> list[CapacityRow]:
         purpose = str(location.get("purpose") or "")
         rows.append(
             CapacityRow(
-                kind=LOCATION_PURPOSES.get(purpose, purpose or "Location"),
+                kind=vocabulary.purpose_label(purpose),
                 label=str(
                     location.get("description")
                     or location.get("relative_path")
@@ -294,28 +244,25 @@ class WallState:
     def attention_items(self) -> tuple[str, ...]:
         """What needs a person, in words, most urgent first."""
         items = []
+        count_noun = vocabulary.count_noun
         if self.awaiting_total:
-            items.append(_plural(self.awaiting_total, "decision waiting", "decisions waiting"))
+            items.append(count_noun(self.awaiting_total, "decision") + " waiting")
         if self.failed_total:
-            items.append(_plural(self.failed_total, "failure", "failures") + " in 24 h")
+            items.append(count_noun(self.failed_total, "failure") + " in 24 h")
         if self.stale_services:
-            items.append(
-                _plural(len(self.stale_services), "service not answering", "services not answering")
-            )
+            items.append(count_noun(len(self.stale_services), "service") + " not answering")
         if self.capacity_alerts:
-            items.append(_plural(self.capacity_alerts, "store nearly full", "stores nearly full"))
+            nearly_full = vocabulary.capacity_label("critical").lower()
+            items.append(f"{count_noun(self.capacity_alerts, 'store')} {nearly_full}")
         return tuple(items)
 
 
-def _plural(count: int, singular: str, plural: str) -> str:
-    return f"{count} {singular if count == 1 else plural}"
-
-
 def _stale(health: Iterable[ServiceHealth]) -> tuple[StaleService, ...]:
+    names = {p.slug: p.name for p in pipeline_list()}
     return tuple(
         StaleService(
             service=h.service,
-            label=service_label(h.service),
+            label=vocabulary.service_label(h.service, names),
             age_seconds=h.age_seconds,
             last_error=h.last_error,
         )

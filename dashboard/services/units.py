@@ -31,6 +31,7 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
+from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import (
@@ -191,7 +192,7 @@ def _apply_discovery(
                 dict.fromkeys(e.microservice for e in waiting if e.microservice)
             )
         elif approval:
-            unit.decision = unit.decision or "Approve transfer"
+            unit.decision = unit.decision or vocabulary.APPROVE_TRANSFER
         else:
             unit.decision = ""
     return discovered

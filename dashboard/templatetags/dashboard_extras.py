@@ -1,7 +1,8 @@
-"""Display filters for the dashboard: durations, ages, status and outcome labels.
+"""Display filters for the dashboard: the words of `dashboard.lib.vocabulary` in templates.
 
-Formatting only. Labels always carry text next to their icon, so status never
-depends on colour alone; the icon is hidden from screen readers.
+Formatting only; every word and formatter lives in the vocabulary. Labels always carry
+text next to their icon, so status never depends on colour alone; the icon is hidden
+from screen readers.
 """
 
 from __future__ import annotations
@@ -14,91 +15,131 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from dashboard.lib import vocabulary
+from dashboard.lib.pipelines import pipeline_list
+
 register = template.Library()
 
-MISSING = "—"
-
-# status -> (css modifier, icon, text)
-STATUS_LABELS: dict[str, tuple[str, str, str]] = {
-    "PROCESSING": ("processing", "⟳", "Processing"),
-    "USER_INPUT": ("waiting", "‖", "Awaiting decision"),
-    "COMPLETE": ("complete", "✓", "Complete"),
-    "FAILED": ("failed", "✗", "Failed"),
-    "REJECTED": ("rejected", "⊘", "Rejected"),
-    "PENDING": ("pending", "…", "Pending (no jobs yet)"),
-    "UNKNOWN": ("unknown", "?", "Unknown"),
-}
-OUTCOME_LABELS: dict[str, tuple[str, str, str]] = {
-    "pending": ("pending", "…", "In progress"),
-    "done": ("complete", "✓", "Done"),
-    "refused": ("rejected", "⊘", "Refused"),
-    "failed": ("failed", "✗", "Failed"),
-    "unknown": ("unknown", "?", "Outcome unknown (interrupted)"),
-}
+MISSING = vocabulary.MISSING
 
 
-def _label(modifier: str, icon: str, text: str) -> SafeString:
+def _badge(term: vocabulary.Term) -> SafeString:
     return format_html(
         '<span class="status status-{}">'
         '<span class="status-icon" aria-hidden="true">{}</span> {}</span>',
-        modifier,
-        icon,
-        text,
+        term.modifier,
+        term.icon,
+        term.text,
     )
 
 
 @register.simple_tag
-def status_label(status: str | None) -> SafeString:
+def status_label(status: str | None, sent_to_backlog: bool = False) -> SafeString:
     """A unit or job status as icon + words."""
-    modifier, icon, text = STATUS_LABELS.get(status or "UNKNOWN", ("unknown", "?", status or ""))
-    return _label(modifier, icon, text)
+    return _badge(vocabulary.unit_status(status, sent_to_backlog=sent_to_backlog))
+
+
+@register.filter
+def status_text(status: str | None) -> str:
+    """A unit status in words only, e.g. for a heading that counts units in it."""
+    return vocabulary.unit_status(status).text
+
+
+@register.simple_tag
+def package_status_label(status: str | None) -> SafeString:
+    """A package status as icon + words."""
+    return _badge(vocabulary.package_status(status))
 
 
 @register.simple_tag
 def outcome_label(outcome: str) -> SafeString:
-    modifier, icon, text = OUTCOME_LABELS.get(outcome, ("unknown", "?", outcome))
-    return _label(modifier, icon, text)
+    return _badge(vocabulary.outcome(outcome))
+
+
+@register.filter
+def purpose_label(code: str | None) -> str:
+    return vocabulary.purpose_label(code)
+
+
+@register.filter
+def package_type_label(code: str | None) -> str:
+    return vocabulary.package_type_label(code)
+
+
+@register.filter
+def package_type_noun(count: int, code: str) -> str:
+    """`{{ n|package_type_noun:"AIP" }}` -> `AIPs`; `{{ 1|package_type_noun:"transfer" }}`."""
+    return vocabulary.package_type_noun(count, code)
+
+
+@register.filter
+def protocol_label(code: str | None) -> str:
+    return vocabulary.protocol_label(code)
+
+
+@register.filter
+def kind_label(kind: str | None) -> str:
+    return vocabulary.unit_kind_label(kind)
+
+
+@register.filter
+def decision_label(unit: Any) -> str:
+    return vocabulary.decision_label(unit.decision, unit.microservice)
 
 
 @register.filter
 def duration(seconds: float | int | None) -> str:
-    """Seconds as a short human duration: `< 1 s`, `42 s`, `3 min 5 s`, `2 h 10 min`."""
-    if seconds is None:
-        return MISSING
-    seconds = float(seconds)
-    if seconds < 1:
-        return "< 1 s"
-    whole = int(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
+    """Seconds as a short span: `< 1 s`, `42 s`, `3 min`, `2 h 10 min`, `3 days`."""
+    return vocabulary.duration(None if seconds is None else float(seconds))
 
 
 @register.filter
 def task_duration(task: dict[str, Any]) -> str:
-    """A task's duration as the service reported it: `< 1 s`, whole seconds, or missing."""
+    """A task's duration as the service reported it: `< 1 s`, a span, or missing."""
     if task.get("duration_under_one_second"):
-        return "< 1 s"
-    value = task.get("duration_seconds")
-    if value is None:
-        # No end time yet, or fetched without details.
-        return MISSING
-    return duration(value) if value >= 1 else "< 1 s"
+        return vocabulary.UNDER_A_SECOND
+    # None: no end time yet, or fetched without details.
+    return vocabulary.duration(task.get("duration_seconds"))
+
+
+def _seconds_since(moment: datetime | None) -> float | None:
+    if moment is None:
+        return None
+    return max(0.0, (timezone.now() - moment).total_seconds())
 
 
 @register.filter
 def age(moment: datetime | None) -> str:
-    """How long ago an aware datetime was, e.g. `12 s`; `—` when unknown."""
-    if moment is None:
-        return MISSING
-    return duration(max(0.0, (timezone.now() - moment).total_seconds()))
+    """How long since an aware datetime, as a span (`12 s`); `—` when unknown."""
+    return vocabulary.duration(_seconds_since(moment))
+
+
+@register.filter
+def ago(moment: datetime | float | int | None) -> str:
+    """When something happened: `just now`, `3 min ago`; from a datetime or seconds."""
+    if isinstance(moment, datetime):
+        return vocabulary.ago(_seconds_since(moment))
+    return vocabulary.ago(None if moment is None else float(moment))
+
+
+@register.filter
+def filesize(size: int | None) -> str:
+    """Bytes, 1024-based: `1023 bytes`, `1.5 KiB`, `2.0 GiB`."""
+    return vocabulary.filesize(size)
+
+
+@register.filter
+def count_noun(count: int, nouns: str) -> str:
+    """`{{ n|count_noun:"unit" }}` -> `1 unit`, `2 units`; irregular: `"index,indices"`."""
+    singular, _, plural_form = nouns.partition(",")
+    return vocabulary.count_noun(count, singular, plural_form or None)
+
+
+@register.filter
+def plural(count: int, words: str) -> str:
+    """The word for `count`: `{{ n|plural:"matches,match" }}`, `{{ n|plural:"object" }}`."""
+    singular, _, plural_form = words.partition(",")
+    return vocabulary.plural(count, singular, plural_form or None)
 
 
 @register.filter
@@ -124,10 +165,8 @@ def nonzero_exit(code: int | None) -> bool:
 
 @register.filter
 def service_label(service: str) -> str:
-    """`workflow:default` -> `Workflow service (default)`."""
-    kind, _, name = service.partition(":")
-    label = {"workflow": "Workflow service", "storage": "Storage service"}.get(kind, kind)
-    return f"{label} ({name})" if name else label
+    """`workflow:default` -> `Workflow service (Default pipeline)`."""
+    return vocabulary.service_label(service, {p.slug: p.name for p in pipeline_list()})
 
 
 @register.filter

@@ -108,6 +108,7 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
                 "location": location,
                 # An ErrorList yields its messages (str); the stubs say ValidationError | str.
                 "error": "; ".join(form.errors.get("path", [])),  # type: ignore[arg-type]
+                "path_invalid": True,
                 "rows": [],
                 "crumbs": [
                     (crumb, "")

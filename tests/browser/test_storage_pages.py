@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from dashboard import tasks
+from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.services import storage as storage_services
 from tests.browser.conftest import screenshot
@@ -100,6 +101,14 @@ def test_an_operator_browses_storage_and_checks_a_package(page, lookout):
     assert "legacy-encodings" in page.locator(".path-crumbs").inner_text()
     screenshot(page, "storage-browse")
 
+    # A damaged ?path= says so, and offers the top folder instead of showing it.
+    page.goto(page.url.split("?")[0] + "?path=not*base64")
+    listing.get_by_text("The folder in the address (?path=…) is not valid").wait_for()
+    assert "legacy-encodings" not in listing.inner_text()
+    screenshot(page, "storage-browse-bad-path")
+    listing.get_by_role("link", name="Browse from the top of this location").click()
+    listing.get_by_role("link", name="legacy-encodings").wait_for()
+
     # Filter the package list down to AIPs that are stored.
     page.goto(f"{lookout}/storage/packages/")
     page.get_by_label("Type").select_option("AIP")
@@ -107,7 +116,13 @@ def test_an_operator_browses_storage_and_checks_a_package(page, lookout):
     page.get_by_role("button", name="Filter").click()
     page.wait_for_url(re.compile(r"package_type=AIP"))
     expected = StoragePackage.objects.filter(package_type="AIP", status="UPLOADED").count()
-    page.get_by_text(f"{expected} packages match the filters").wait_for()
+    matches = vocabulary.plural(expected, "matches", "match")
+    page.get_by_text(
+        f"{vocabulary.count_noun(expected, 'package')} {matches} the filters"
+    ).wait_for()
+    # Words from the one vocabulary: status labels and 1024-based sizes.
+    assert page.locator("table.packages").get_by_text("Uploaded").count() > 0
+    assert re.search(r"\d\.\d (KiB|MiB|GiB)", page.locator("table.packages").inner_text())
     screenshot(page, "storage-packages")
 
     # Open one and run a fixity check; the result lands in its history.

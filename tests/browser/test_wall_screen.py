@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from dashboard.lib import vocabulary
 from dashboard.services import wall_links
 from tests.browser.conftest import screenshot
 from tests.wall import seeding
@@ -182,7 +183,7 @@ def test_status_is_said_in_words_not_only_in_colour(live_server, open_page, sett
 
     assert "Needs attention" in text
     assert re.search(
-        r"STALE\s+Workflow service · Reading room pipeline: no fresh data for 14 min", text
+        r"STALE\s+Workflow service \(Reading room pipeline\): no fresh data for 14 min", text
     )
     assert "NEARLY FULL" in text and "Filling up" in text
     assert page.locator("svg.sparkline[role=img]").count() == 2
@@ -234,7 +235,8 @@ def test_it_keeps_the_last_state_through_outages_says_how_old_and_recovers(
         page.wait_for_timeout(2200)  # two more failed refreshes
 
         assert re.fullmatch(
-            r"Connection lost: showing data from \d\d:\d\d \(0 min old\)\. Retrying…",
+            r"Connection lost: showing data from \d\d:\d\d \(updated (just now|\d s ago)\)\. "
+            r"Retrying…",
             notice.inner_text(),
         ), name
         assert live.get_attribute("data-kept") == "yes", name  # never swapped out
@@ -262,8 +264,23 @@ def test_the_notice_counts_the_minutes_while_the_connection_stays_down(
     # Pretend the last good refresh was 7 minutes ago; the next failure re-reads it.
     page.evaluate("Date.now = ((real) => () => real() + 7 * 60 * 1000)(Date.now)")
     page.wait_for_function(
-        "document.getElementById('wall-connection').textContent.includes('(7 min old)')"
+        "document.getElementById('wall-connection').textContent.includes('(updated 7 min ago)')"
     )
+
+
+AGES = [0, 0.5, 1, 4.9, 5, 45, 59.9, 60, 185, 3599, 3600, 7500, 86399, 86400, 90000]
+AGES += [3 * 86400, 6 * 86400 + 23 * 3600, 7 * 86400 + 3600, 40 * 86400]
+
+
+def test_the_screen_counts_an_age_in_the_same_words_as_the_server(
+    live_server, open_page, settings, token
+):
+    seeding.use_pipelines(settings)
+    page = open_page(f"{live_server.url}/wall/{token}/")
+
+    in_js = page.evaluate("(ages) => ages.map((s) => window.LookoutWall.ago(s))", AGES)
+
+    assert in_js == [vocabulary.ago(seconds) for seconds in AGES]
 
 
 def test_a_revoked_link_stops_the_screen(live_server, open_page, settings, token):

@@ -229,7 +229,7 @@ def test_numbers_sent_as_strings_are_numbers_in_the_mirror_and_on_the_pages(
     page = client.get(reverse("dashboard:storage-overview")).content.decode()
     # Location used "250000" of quota "1000000"; space used "186549173", no size.
     assert "25.0 %" in page
-    assert "177.9\xa0MB used" in page
+    assert "177.9 MiB used" in page
 
 
 def test_naive_stored_dates_are_read_in_the_storage_servers_zone(service, settings):

@@ -63,7 +63,7 @@ def test_a_size_or_quota_of_null_or_zero_shows_as_unlimited(client, polled, view
     page = client.get(reverse("dashboard:storage-overview")).content.decode()
 
     # The space (size None), the second AIP store (quota None) and the DIP store (quota 0).
-    assert page.count("(no limit)") >= 3
+    assert page.count("(no limit set)") >= 3
 
 
 def test_an_htmx_request_gets_only_the_live_part_of_the_overview(client, polled, viewer):
@@ -367,7 +367,7 @@ def test_browsing_shows_decoded_names_counts_and_sizes(client, browsable, viewer
     assert "transfer-1" in body and "dir with space" in body and "readme.txt" in body
     assert "5000+ objects" in body
     assert "3 objects" in body
-    assert "2.0\xa0KB" in body
+    assert "2.0 KiB" in body
     # Fresh enough: nothing queued, nothing polled.
     assert queued == [] and "hx-trigger" not in body
 
@@ -584,6 +584,35 @@ def test_a_damaged_browse_path_is_a_400_with_a_message(client, browsable, viewer
 
     assert response.status_code == 400
     assert "may not go up" in response.content.decode()
+
+
+@pytest.mark.parametrize("damaged", ["!!!", "dHJhbnNmZXItMQ!", "A", "zz%20z", "AA"])
+def test_a_browse_path_that_is_not_base64_says_so_instead_of_showing_the_top(
+    client, browsable, viewer, damaged
+):
+    client.force_login(viewer)
+    url = reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])
+
+    response = client.get(f"{url}?path={damaged}")
+
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert "The folder in the address (?path=…) is not valid" in body
+    assert f'href="{url}"' in body and "Browse from the top of this location" in body
+    assert "readme.txt" not in body  # not the top folder's listing
+    assert browsable.count("browse_location") == 0
+
+
+def test_an_htmx_browse_with_a_damaged_path_answers_with_the_message(client, browsable, viewer):
+    client.force_login(viewer)
+    url = reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])
+
+    response = client.get(f"{url}?path=%21%21", HTTP_HX_REQUEST="true")
+
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="browse-listing"' in body and "<html" not in body
+    assert "is not valid" in body
 
 
 def test_browsing_an_unknown_location_is_a_404(client, polled, viewer):

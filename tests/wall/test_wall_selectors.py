@@ -9,7 +9,6 @@ from django.utils import timezone
 from dashboard.selectors.wall import (
     CapacityRow,
     capacity_rows,
-    duration_label,
     pipeline_history,
     wall_state,
 )
@@ -247,21 +246,3 @@ def test_one_tile_per_configured_pipeline(settings):
         ("default", "Default pipeline", 0),
         ("second", "Second pipeline", 1),
     ]
-
-
-@pytest.mark.parametrize(
-    ("seconds", "label"),
-    [
-        (None, "never"),
-        (-3, "0 s"),
-        (59, "59 s"),
-        (60, "1 min"),
-        (3599, "59 min"),
-        (3600, "1 h"),
-        (3 * 3600 + 300, "3 h 5 min"),
-        (86400, "1 d"),
-        (2 * 86400 + 4 * 3600, "2 d 4 h"),
-    ],
-)
-def test_durations_are_short_enough_for_a_wall(seconds, label):
-    assert duration_label(seconds) == label

@@ -103,7 +103,7 @@ def test_a_stale_service_gets_a_loud_banner_with_its_age(client, token):
 
     page = text_of(client.get(f"/wall/{token}/"))
 
-    assert "Stale Workflow service · Default pipeline: no fresh data for 42 min" in page
+    assert "Stale Workflow service (Default pipeline): no fresh data for 42 min" in page
     assert "(connection refused)" in page
     assert "Stale, no fresh data for 42 min" in page  # on the pipeline's tile too
     assert "1 service not answering" in page
@@ -124,7 +124,7 @@ def test_during_an_outage_the_wall_still_shows_the_last_known_figures(
     page = text_of(response)
     assert response.status_code == 200
     assert "Oldest waits" in page and "/var/preservation" in page
-    assert "Workflow service · Default pipeline: no fresh data for 2 h" in page
+    assert "Workflow service (Default pipeline): no fresh data for 2 h" in page
     assert "Storage service: has never answered" in page
 
 

@@ -21,11 +21,37 @@
 
   var shownLabel = dataLabel();
 
+  function plural(count, singular) {
+    return count + " " + (count === 1 ? singular : singular + "s");
+  }
+
+  // The words of `duration` and `ago` in dashboard/lib/vocabulary.py, for the one age
+  // the screen has to count by itself; a browser test holds the two to the same words.
+  function duration(seconds) {
+    var whole = Math.floor(seconds);
+    if (whole < 1) return "< 1 s";
+    if (whole < 60) return whole + " s";
+    if (whole < 3600) return Math.floor(whole / 60) + " min";
+    if (whole < 86400) {
+      var hours = Math.floor(whole / 3600);
+      var minutes = Math.floor((whole % 3600) / 60);
+      return minutes ? hours + " h " + minutes + " min" : hours + " h";
+    }
+    var days = Math.floor(whole / 86400);
+    var rest = Math.floor((whole % 86400) / 3600);
+    return rest && days < 7 ? plural(days, "day") + " " + rest + " h" : plural(days, "day");
+  }
+
+  function ago(seconds) {
+    return seconds < 5 ? "just now" : duration(seconds) + " ago";
+  }
+
+  window.LookoutWall = { duration: duration, ago: ago };
+
   function describe() {
-    var minutes = Math.floor((Date.now() - lastSuccess) / 60000);
     notice.textContent =
-      "Connection lost: showing data from " + shownLabel + " (" + minutes +
-      " min old). Retrying…";
+      "Connection lost: showing data from " + shownLabel + " (updated " +
+      ago((Date.now() - lastSuccess) / 1000) + "). Retrying…";
   }
 
   function connectionLost() {
@@ -69,7 +95,7 @@
     document.body.addEventListener(name, connectionLost);
   });
 
-  // Keep "N min old" true while nothing arrives.
+  // Keep "updated N min ago" true while nothing arrives.
   window.setInterval(function () {
     if (offline) {
       describe();
