@@ -11,14 +11,16 @@ from typing import Any
 
 from django import forms
 
+from dashboard.clients.storage import ReingestType
 from dashboard.forms.units import ConfirmActionForm
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
 
+# The values are what the storage service compares with (lower-cased); the words are ours.
 REINGEST_TYPES = (
-    ("METADATA_ONLY", "Metadata only (keep the objects, rebuild the metadata)"),
-    ("OBJECTS", "Objects (reprocess the objects, keep the AIP's identity)"),
-    ("FULL", "Full (run the whole ingest again, with a processing configuration)"),
+    (ReingestType.METADATA_ONLY.value, "Metadata only (keep the objects, rebuild the metadata)"),
+    (ReingestType.OBJECTS.value, "Objects (reprocess the objects, keep the AIP's identity)"),
+    (ReingestType.FULL.value, "Full (run the whole ingest again, with a processing configuration)"),
 )
 
 
@@ -137,7 +139,7 @@ class ReingestForm(ConfirmActionForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        if data.get("reingest_type") != "FULL":
+        if data.get("reingest_type") != ReingestType.FULL:
             data["processing_config"] = ""
         elif not data.get("processing_config"):
             data["processing_config"] = "default"

@@ -604,8 +604,13 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
         details["files"] = plain(list(client.get_package_contents(uuid).files))
     except StorageError as exc:
         details["files_error"] = _readable(exc)
+    status = StoragePackage.objects.filter(uuid=uuid).values_list("status", flat=True).first()
     try:
-        details["pointer"] = client.get_pointer_file(uuid)
+        if status == "DELETED":
+            # The service has no file left: it answers 404 "File not found" or worse.
+            details["pointer_error"] = "The package is deleted, so it has no pointer file."
+        else:
+            details["pointer"] = client.get_pointer_file(uuid)
     except StorageNotFound as exc:
         details["pointer_error"] = (
             _readable(exc) if exc.upstream_message else ("This package has no pointer file.")
