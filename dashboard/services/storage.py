@@ -266,6 +266,12 @@ def _newest_stored_date(packages: Iterable[Package], current: datetime | None) -
 # --------------------------------------------------------------------------- package sync
 
 
+# What a mirror row is compared on to say a package changed.
+_CHANGE_FIELDS = ("uuid", "status", "current_location_uuid", "size")
+# UUIDs per lookup of the rows a page is about to overwrite.
+_LOOKUP_BATCH = 500
+
+
 @dataclass
 class _Cycle:
     client: StorageClient
@@ -273,11 +279,36 @@ class _Cycle:
     deadline: float
     requests: int = 0
     refreshed: int = 0
+    discovered: int = 0
+    changed: int = 0
     removed: int = 0
     notes: list[str] = field(default_factory=list)
 
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
+
+    def store(self, packages: Iterable[Package]) -> None:
+        """Write packages to the mirror, counting the new ones and the ones that changed
+        status, location or size."""
+        batch = {package.uuid: package for package in packages}
+        uuids = list(batch)
+        before: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(uuids), _LOOKUP_BATCH):
+            rows = StoragePackage.objects.filter(
+                uuid__in=uuids[start : start + _LOOKUP_BATCH]
+            ).values_list(*_CHANGE_FIELDS)
+            before.update((row[0], row[1:]) for row in rows)
+        for package_uuid, package in batch.items():
+            seen = before.get(package_uuid)
+            if seen is None:
+                self.discovered += 1
+            elif seen != (
+                str(package.status),
+                package.current_location_uuid or "",
+                package.size,
+            ):
+                self.changed += 1
+        self.refreshed += packages_upsert(packages=batch.values(), now=self.now)
 
 
 def _fetch_all(cycle: _Cycle, **filters: Any) -> list[Package]:
@@ -300,7 +331,7 @@ def _reconcile(cycle: _Cycle, uuids: list[str]) -> None:
     if not uuids:
         return
     found = _fetch_by_uuid(cycle, uuids)
-    cycle.refreshed += packages_upsert(packages=found, now=cycle.now)
+    cycle.store(found)
     gone = set(uuids) - {package.uuid for package in found}
     if gone:
         cycle.removed += StoragePackage.objects.filter(uuid__in=gone).delete()[0]
@@ -311,12 +342,12 @@ def _incremental(cycle: _Cycle, sync: PackageSyncState) -> None:
     if sync.stored_date_cursor is not None:
         since = sync.stored_date_cursor - STORED_DATE_MARGIN
         recent = _fetch_all(cycle, stored_date__gte=since.isoformat())
-        cycle.refreshed += packages_upsert(packages=recent, now=cycle.now)
+        cycle.store(recent)
         sync.stored_date_cursor = _newest_stored_date(recent, sync.stored_date_cursor)
 
     # 2. Packages in a status that changes by itself, and those that just left one.
     moving = _fetch_all(cycle, status__in=list(TRANSITIONAL_STATUSES))
-    cycle.refreshed += packages_upsert(packages=moving, now=cycle.now)
+    cycle.store(moving)
     seen = {package.uuid for package in moving}
     left = [
         uuid
@@ -337,7 +368,7 @@ def _incremental(cycle: _Cycle, sync: PackageSyncState) -> None:
     while True:
         page = cycle.client.list_packages_page(offset=offset, limit=PAGE_SIZE)
         cycle.requests += 1
-        cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+        cycle.store(page.items)
         sync.upstream_total = page.total_count
         offset += len(page.items)
         if not page.has_next or not page.items or cycle.out_of_time():
@@ -375,7 +406,7 @@ def _full_sync_step(cycle: _Cycle, sync: PackageSyncState) -> bool:
             cycle.requests += 1
             more = page.has_next and bool(page.items)
             upcoming = pool.submit(fetch, sync.full_sync_offset + len(page.items)) if more else None
-            cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+            cycle.store(page.items)
             sync.stored_date_cursor = _newest_stored_date(page.items, sync.stored_date_cursor)
             sync.upstream_total = page.total_count
             sync.full_sync_offset += len(page.items)
@@ -403,6 +434,9 @@ def _full_sync_step(cycle: _Cycle, sync: PackageSyncState) -> bool:
 class PackageSyncOutcome:
     requests: int
     refreshed: int
+    # Packages new to the mirror, and mirrored ones whose status, location or size changed.
+    discovered: int
+    changed: int
     removed: int
     full_sync_finished: bool
     notes: tuple[str, ...]
@@ -438,6 +472,8 @@ def packages_sync(
     return PackageSyncOutcome(
         requests=cycle.requests,
         refreshed=cycle.refreshed,
+        discovered=cycle.discovered,
+        changed=cycle.changed,
         removed=cycle.removed,
         full_sync_finished=finished,
         notes=tuple(cycle.notes),
@@ -500,7 +536,7 @@ def storage_poll(
     now = now or timezone.now()
     started = time.monotonic()
     requests = 0
-    refreshed = 0
+    outcome: PackageSyncOutcome | None = None
     error = ""
     try:
         client = client or get_storage_client()
@@ -512,7 +548,6 @@ def storage_poll(
             budget_seconds=sync_budget_seconds() if budget_seconds is None else budget_seconds,
         )
         requests += outcome.requests
-        refreshed = outcome.refreshed
         for note in outcome.notes:
             log.info("storage poll: %s", note)
     except UpstreamError as exc:
@@ -535,7 +570,9 @@ def storage_poll(
         service=SERVICE,
         ok=ok,
         requests=requests,
-        refreshed=refreshed,
+        discovered=outcome.discovered if outcome else 0,
+        refreshed=outcome.refreshed if outcome else 0,
+        changed=outcome.changed if outcome else 0,
         duration_ms=duration_ms,
         error=error,
     )
