@@ -653,19 +653,40 @@ def test_the_pointer_file_is_returned_as_text(mocked, storage):
 # --- fixity, requests, reingest
 
 
-def test_a_fixity_failure_is_flattened_into_readable_lines(mocked, storage):
+@pytest.mark.parametrize(
+    ("missing", "untracked", "lines"),
+    [
+        # A message without the path: the path goes in front.
+        (
+            "exists in manifest but was not found",
+            "is not in the manifest",
+            (
+                "missing: bag-info.txt: exists in manifest but was not found",
+                "untracked: data/objects/extra.txt: is not in the manifest",
+            ),
+        ),
+        # The real service's messages start with the path: it is named once.
+        (
+            "bag-info.txt exists in manifest but was not found on filesystem",
+            "data/objects/extra.txt exists on filesystem but is not in the manifest",
+            (
+                "missing: bag-info.txt exists in manifest but was not found on filesystem",
+                "untracked: data/objects/extra.txt exists on filesystem but is not in the manifest",
+            ),
+        ),
+    ],
+)
+def test_a_fixity_failure_is_flattened_into_readable_lines(
+    mocked, storage, missing, untracked, lines
+):
     body = {
         "success": False,
         "message": "Bag validation failed",
         "failures": {
             "files": {
-                "missing": [
-                    {"path": "bag-info.txt", "message": "exists in manifest but was not found"}
-                ],
+                "missing": [{"path": "bag-info.txt", "message": missing}],
                 "changed": [],
-                "untracked": [
-                    {"path": "data/objects/extra.txt", "message": "is not in the manifest"}
-                ],
+                "untracked": [{"path": "data/objects/extra.txt", "message": untracked}],
             }
         },
         "timestamp": None,
@@ -675,47 +696,8 @@ def test_a_fixity_failure_is_flattened_into_readable_lines(mocked, storage):
     result = storage.check_fixity(PACKAGE)
 
     assert result.success is False
-    assert result.failures == (
-        "missing: bag-info.txt: exists in manifest but was not found",
-        "untracked: data/objects/extra.txt: is not in the manifest",
-    )
+    assert result.failures == lines
     assert result.checked_at is None
-
-
-def test_a_fixity_failure_names_each_path_once(mocked, storage):
-    # The real service's messages start with the path themselves.
-    body = {
-        "success": False,
-        "message": "Bag validation failed",
-        "failures": {
-            "files": {
-                "missing": [
-                    {
-                        "path": "bag-info.txt",
-                        "message": "bag-info.txt exists in manifest but was not found on "
-                        "filesystem",
-                    }
-                ],
-                "changed": [],
-                "untracked": [
-                    {
-                        "path": "data/objects/extra.txt",
-                        "message": "data/objects/extra.txt exists on filesystem but is not in "
-                        "the manifest",
-                    }
-                ],
-            }
-        },
-        "timestamp": None,
-    }
-    mocked.get(f"{PACKAGE_URL}check_fixity/", json=body)
-
-    result = storage.check_fixity(PACKAGE)
-
-    assert result.failures == (
-        "missing: bag-info.txt exists in manifest but was not found on filesystem",
-        "untracked: data/objects/extra.txt exists on filesystem but is not in the manifest",
-    )
 
 
 def test_fixity_accepts_a_list_of_failures_and_force_local(mocked, storage):
@@ -782,34 +764,22 @@ def test_deletion_and_recovery_both_send_the_bare_pipeline_uuid(mocked, storage)
     assert recovery.request_id == 4
 
 
-def test_a_repeated_deletion_request_is_reported_as_already_requested(mocked, storage):
-    mocked.post(
-        f"{PACKAGE_URL}delete_aip/",
-        status=200,
-        json={"message": "A deletion request already exists for this AIP."},
-    )
+@pytest.mark.parametrize(
+    ("endpoint", "kind", "key"),
+    [("delete_aip", "deletion", "message"), ("recover_aip", "recovery", "error_message")],
+)
+def test_a_repeated_request_is_reported_as_already_requested_in_the_services_words(
+    mocked, storage, endpoint, kind, key
+):
+    # Release 0.23.0 says so in `message` for deletion and in `error_message` for recovery.
+    words = f"A {kind} request already exists for this AIP."
+    mocked.post(f"{PACKAGE_URL}{endpoint}/", status=200, json={key: words})
+    send = storage.request_deletion if kind == "deletion" else storage.request_recovery
 
-    receipt = storage.request_deletion(
-        PACKAGE, pipeline_uuid=PIPELINE, reason="dup", user_id=1, user_email="a@b.test"
-    )
-
-    assert receipt.already_requested is True
-
-
-def test_a_repeated_recovery_request_keeps_the_services_words(mocked, storage):
-    # Release 0.23.0 answers a repeated recovery request with `error_message`, not `message`.
-    mocked.post(
-        f"{PACKAGE_URL}recover_aip/",
-        status=200,
-        json={"error_message": "A recovery request already exists for this AIP."},
-    )
-
-    receipt = storage.request_recovery(
-        PACKAGE, pipeline_uuid=PIPELINE, reason="x", user_id=1, user_email="a@b.test"
-    )
+    receipt = send(PACKAGE, pipeline_uuid=PIPELINE, reason="x", user_id=1, user_email="a@b.test")
 
     assert receipt.already_requested is True
-    assert receipt.message == "A recovery request already exists for this AIP."
+    assert receipt.message == words
 
 
 @pytest.mark.parametrize("user_id", [0, -1, True])
