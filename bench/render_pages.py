@@ -1,13 +1,15 @@
-"""Benchmark: full-page renders of the live pages from a cache holding N units.
+"""Benchmark: full-page renders of the unit pages from a database holding N units.
 
-    .venv/bin/python bench/render_pages.py --units 1000 --runs 50 [--cache db] [--write]
+    .venv/bin/python bench/render_pages.py --units 1000 --history 100000 --runs 50 [--write]
 
-Seeds the cache the way the pollers do (N units in mixed states, each with its jobs
-and tasks, about a tenth waiting for a decision), logs in an operator, and times full
-GETs of `/`, `/units/` and `/waiting/` through Django's test client (middleware,
-session, auth, template rendering). Prints the median and p95 per page; `--write`
-writes the figures and the command into BENCHMARKS.md, replacing an older run's.
-Target: every page under 50 ms at the median with 1,000 units.
+Seeds the database the way the pollers do (N units in mixed states, each with its jobs
+and tasks, about a tenth waiting for a decision, plus `--history` finished units),
+logs in an operator, and times full GETs of `/`, `/units/`, `/waiting/`, a unit page
+and `/api/v1/units/` through Django's test client (middleware, session, auth, template
+rendering). Prints the median and p95 per page; `--write` writes the figures and the
+command into BENCHMARKS.md, replacing an older run's with the same unit counts.
+Targets (p95, 1,000 active and 100,000 finished): `/` 50 ms, `/units/` 100 ms, a unit
+page 30 ms.
 """
 
 from __future__ import annotations
@@ -21,13 +23,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from dashboard.lib import cache_state as state
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PAGES = ("/", "/units/", "/waiting/")
-TARGET_MS = 50.0
+UNIT_PAGE = "/units/00000000-0000-4000-8000-000000000001/"
+PAGES = ("/", "/units/", "/waiting/", UNIT_PAGE, "/api/v1/units/")
+TARGET_P95_MS = {"/": 50.0, "/units/": 100.0, UNIT_PAGE: 30.0}
 STATUS_CYCLE = (
     "PROCESSING",
     "COMPLETE",
@@ -67,59 +68,74 @@ def configure_django(workdir: str, cache: str) -> None:
         call_command("createcachetable", verbosity=0)
 
 
-def seed(units: int) -> None:
-    """N units and their jobs in the cache, plus a fresh poll record."""
-    from dashboard.lib.snapshots import UnitSnapshot
+def seed(units: int, history: int) -> None:
+    """N units and their jobs, `history` finished units, and fresh poll records."""
+    from dashboard.models import ServicePoll, Unit, UnitJobs
 
     now = datetime.now(UTC)
     slug = "default"
-    snapshots = {}
+    rows = []
     for number in range(units):
         status = STATUS_CYCLE[number % len(STATUS_CYCLE)]
         waiting = status == "USER_INPUT"
-        unit = UnitSnapshot(
+        rows.append(
+            Unit(
+                pipeline=slug,
+                uuid=f"00000000-0000-4000-8000-{number:012d}",
+                kind="sip" if number % 3 == 0 else "transfer",
+                first_seen_at=now - timedelta(days=2),
+                updated_at=now - timedelta(seconds=number * 37),
+                name=f"transfer-{number:05d}",
+                status=status,
+                microservice="Approve standard transfer" if waiting else "Scan for viruses",
+                path=f"/var/processing/transfer-{number:05d}/",
+                directory=f"transfer-{number:05d}",
+                transfer_type="standard",
+                awaiting_decision=waiting,
+                awaiting_approval=waiting and number % 20 == 9,
+                decision="Approve standard transfer" if waiting else "",
+                waiting_since=now - timedelta(minutes=number % 300) if waiting else None,
+                last_polled_at=now,
+            )
+        )
+    rows += [
+        Unit(
             pipeline=slug,
-            uuid=f"00000000-0000-4000-8000-{number:012d}",
-            kind="sip" if number % 3 == 0 else "transfer",
-            first_seen_at=now - timedelta(days=2),
-            updated_at=now - timedelta(seconds=number * 37),
-            name=f"transfer-{number:05d}",
-            status=status,
-            microservice="Approve standard transfer" if waiting else "Scan for viruses",
-            path=f"/var/processing/transfer-{number:05d}/",
-            directory=f"transfer-{number:05d}",
-            transfer_type="standard",
-            awaiting_decision=waiting,
-            awaiting_approval=waiting and number % 20 == 9,
-            decision="Approve standard transfer" if waiting else "",
-            waiting_since=now - timedelta(minutes=number % 300) if waiting else None,
-            last_polled_at=now,
+            uuid=f"90000000-0000-4000-8000-{number:012d}",
+            kind="sip",
+            first_seen_at=now - timedelta(days=400),
+            updated_at=now - timedelta(days=3, seconds=number * 200),
+            name=f"archived-{number:06d}",
+            status="COMPLETE" if number % 20 else "FAILED",
+            microservice="Remove the processing directory",
+            directory=f"archived-{number:06d}",
         )
-        snapshots[unit.uuid] = unit
-        jobs = [
-            {
-                "uuid": f"10000000-0000-4000-{number % 10000:04d}-{job:012d}",
-                "name": f"Job {job}",
-                "status": "COMPLETE",
-                "microservice": f"Group {job // 3}",
-                "link_uuid": None,
-                "tasks": [
-                    {"uuid": f"20000000-0000-4000-8000-{job * 10 + t:012d}", "exit_code": 0}
-                    for t in range(3)
-                ],
-            }
-            for job in range(30)
-        ]
-        state.jobs_save(
-            slug, unit.uuid, {"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": jobs}
-        )
-    state.units_save(slug, snapshots)
-    state.freshness_save(
-        state.Freshness(service=f"workflow:{slug}", last_attempt_at=now, last_success_at=now)
+        for number in range(history)
+    ]
+    Unit.objects.bulk_create(rows, batch_size=2000)
+    jobs = [
+        {
+            "uuid": f"10000000-0000-4000-8000-{job:012d}",
+            "name": f"Job {job}",
+            "status": "COMPLETE",
+            "microservice": f"Group {job // 3}",
+            "link_uuid": None,
+            "tasks": [
+                {"uuid": f"20000000-0000-4000-8000-{job * 10 + t:012d}", "exit_code": 0}
+                for t in range(3)
+            ],
+        }
+        for job in range(30)
+    ]
+    UnitJobs.objects.bulk_create(
+        [
+            UnitJobs(unit=unit, fetched_at=now, unit_updated_at=unit.updated_at, jobs=jobs)
+            for unit in Unit.objects.filter(pipeline=slug, uuid__startswith="00000000")
+        ],
+        batch_size=500,
     )
-    state.freshness_save(
-        state.Freshness(service="storage", last_attempt_at=now, last_success_at=now)
-    )
+    for service in (f"workflow:{slug}", "storage"):
+        ServicePoll.objects.create(service=service, last_attempt_at=now, last_success_at=now)
 
 
 def time_pages(runs: int) -> dict[str, list[float]]:
@@ -152,18 +168,21 @@ def report(timings: dict[str, list[float]], args: argparse.Namespace, command: s
     lines = [
         f"Command: `{command}`",
         "",
-        f"{args.units} units in the cache ({args.cache} backend), {args.runs} runs per page, "
+        f"{args.units} active and {args.history} finished units in SQLite ({args.cache} cache), "
+        f"{args.runs} runs per page, "
         f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
         f"{os.getloadavg()[0]:.1f} at the end (other work on the machine inflates the p95).",
         "",
-        "| page | median ms | p95 ms | target |",
+        "| page | median ms | p95 ms | target (p95) |",
         "|---|---|---|---|",
     ]
     for page, samples in timings.items():
-        median = statistics.median(samples)
-        verdict = "met" if median < TARGET_MS else "MISSED"
+        target = TARGET_P95_MS.get(page)
+        verdict = (
+            f"{target:.0f} ms: {'met' if p95(samples) <= target else 'MISSED'}" if target else "-"
+        )
         lines.append(
-            f"| `{page}` | {median:.1f} | {p95(samples):.1f} | < {TARGET_MS:.0f} ms: {verdict} |"
+            f"| `{page}` | {statistics.median(samples):.1f} | {p95(samples):.1f} | {verdict} |"
         )
     return "\n".join(lines)
 
@@ -171,6 +190,7 @@ def report(timings: dict[str, list[float]], args: argparse.Namespace, command: s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--history", type=int, default=0, help="finished units besides")
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument(
         "--cache",
@@ -188,13 +208,12 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as workdir:
         configure_django(workdir, args.cache)
-        seed(args.units)
+        seed(args.units, args.history)
         text = report(time_pages(args.runs), args, command.strip())
     print(text)
     if args.write:
         target = ROOT / "BENCHMARKS.md"
-        backend = "in-memory cache" if args.cache == "locmem" else "database cache"
-        heading = f"## Live pages: full render from the {backend}"
+        heading = f"## Unit pages: {args.units} active, {args.history} finished units"
         existing = target.read_text() if target.exists() else "# Benchmarks\n"
         stamp = datetime.now(UTC).strftime("%Y-%m-%d")
         section = f"{heading} ({stamp})\n\n{text}\n"

@@ -1,13 +1,15 @@
-"""What Lookout keeps in its own database: the history of status changes.
+"""What Lookout keeps in its own database: the record of everything a user can see.
 
-The current state of every unit lives in the cache (see `dashboard.lib.cache_state`); these
-rows are the durable record that throughput and time per stage are computed from.
+Units, their jobs, the freshness of every poller, the history of status changes, the
+audit log, fixity results, wall links and the package mirror. The cache only caches:
+flushing it loses nothing here.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
@@ -20,6 +22,124 @@ OUTCOME_UNKNOWN = "unknown"
 class UnitKind(models.TextChoices):
     TRANSFER = "transfer", "Transfer"
     SIP = "sip", "SIP"
+
+
+FINAL_STATUSES = frozenset({"COMPLETE", "FAILED", "REJECTED"})
+# A unit that exists upstream but has no jobs yet ("unable to determine its status").
+PENDING = "PENDING"
+# A unit seen in a list but whose status has not been fetched yet.
+UNKNOWN = "UNKNOWN"
+
+
+VISIBLE = models.Q(hidden=False)
+
+
+class Unit(models.Model):
+    """What Lookout last learnt about one transfer or SIP of one pipeline."""
+
+    pipeline = models.CharField(max_length=40)
+    uuid = models.CharField(max_length=36)
+    # "transfer", "sip", or "" until the first status call tells.
+    kind = models.CharField(max_length=10, blank=True)
+    name = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=20, default=UNKNOWN)
+    microservice = models.CharField(max_length=255, blank=True)
+    path = models.TextField(blank=True)
+    directory = models.CharField(max_length=255, blank=True)
+    transfer_type = models.CharField(max_length=40, blank=True)
+    # NULL, not "", for "not linked": the API says null and the link lookups stay simple.
+    sip_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    transfer_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    sent_to_backlog = models.BooleanField(default=False)
+    # COMPLETE, but the service has not named the SIP yet: keep polling.
+    awaiting_sip_uuid = models.BooleanField(default=False)
+    awaiting_approval = models.BooleanField(default=False)
+    awaiting_decision = models.BooleanField(default=False)
+    decision = models.CharField(max_length=255, blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    hidden = models.BooleanField(default=False)
+    hidden_by = models.CharField(max_length=150, blank=True)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    first_seen_at = models.DateTimeField()
+    # When Lookout saw the status or microservice change (or first saw the unit).
+    updated_at = models.DateTimeField()
+    last_polled_at = models.DateTimeField(null=True, blank=True)
+    next_poll_at = models.DateTimeField(null=True, blank=True)
+    poll_error = models.TextField(blank=True)
+    missing_count = models.PositiveSmallIntegerField(default=0)
+    # Found already finished in a completed list: its details are fetched later.
+    needs_details = models.BooleanField(default=False)
+    # Lookout saw it finish: its jobs are fetched one last time.
+    seen_finishing = models.BooleanField(default=False)
+    # Someone opened its page: fetch its jobs in the next jobs refresh.
+    jobs_requested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "uuid"], name="unit_pipeline_uuid"),
+        ]
+        # Pages list visible units only: partial indexes on them, equality columns first
+        # and the sort last, so every list is an index range scan however many finished
+        # units there are.
+        indexes = [
+            models.Index(fields=["uuid"], name="unit_uuid"),
+            models.Index(fields=["-updated_at"], name="unit_recent", condition=VISIBLE),
+            models.Index(
+                fields=["status", "-updated_at"], name="unit_status_recent", condition=VISIBLE
+            ),
+            models.Index(
+                fields=["awaiting_decision", "waiting_since"],
+                name="unit_waiting",
+                condition=VISIBLE,
+            ),
+            models.Index(
+                fields=["pipeline", "status", "-updated_at"],
+                name="unit_pipeline_status",
+                condition=VISIBLE,
+            ),
+            models.Index(
+                fields=["pipeline", "awaiting_decision", "waiting_since"],
+                name="unit_pipeline_waiting",
+                condition=VISIBLE,
+            ),
+            models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
+            models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind or 'unit'} {self.name or self.uuid} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
+
+
+class UnitJobs(models.Model):
+    """A unit's jobs and their tasks as the workflow service last listed them."""
+
+    unit = models.OneToOneField(Unit, on_delete=models.CASCADE, related_name="job_list")
+    fetched_at = models.DateTimeField()
+    # The unit's `updated_at` when these were fetched: older means a refresh is due.
+    unit_updated_at = models.DateTimeField()
+    jobs = models.JSONField(default=list, encoder=DjangoJSONEncoder)
+
+    def __str__(self) -> str:
+        return f"jobs of {self.unit_id} fetched at {self.fetched_at}"
+
+
+class ServicePoll(models.Model):
+    """How the last poll of one upstream service went: what freshness is shown from."""
+
+    service = models.CharField(max_length=80, unique=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+    last_duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    last_request_count = models.PositiveIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.service
 
 
 class StatusChange(models.Model):

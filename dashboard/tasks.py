@@ -9,6 +9,7 @@ never import this module, so a service that needs work queued takes a callable.
 
 from __future__ import annotations
 
+import base64
 import logging
 
 from celery import shared_task
@@ -118,6 +119,29 @@ def fetch_package_details(package_uuid: str) -> str:
         return "fetched"
 
 
+# --- storage: browse listings ---------------------------------------------------------
+
+# One attempt with the short browse timeout fits well inside these.
+LISTING_SOFT_LIMIT = 20
+LISTING_HARD_LIMIT = 30
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_location_listing(location_uuid: str, path_b64: str) -> str:
+    """Fetch one directory of a location into the cache; `path_b64` is its raw path in
+    standard base64 (the bytes need not be UTF-8, and task arguments travel as JSON)."""
+    path = base64.b64decode(path_b64)
+    # One fetch per directory at a time, however many people have it open.
+    name = f"location-listing:{storage_services.listing_id(location_uuid, path)}"
+    with cache_lock(name, ttl=LISTING_HARD_LIMIT) as acquired:
+        if not acquired:
+            return "skipped"
+        listing = storage_services.location_listing_fetch(location_uuid=location_uuid, path=path)
+        if listing["error"]:
+            return f"error: {listing['error']}"
+        return "fetched"
+
+
 # --- queueing, for views and the API ------------------------------------------------
 
 # Seconds between two jobs-refresh tasks queued because someone opened a unit page.
@@ -174,6 +198,25 @@ def package_details_enqueue(uuid: str) -> bool:
     except (BrokerError, OSError) as exc:
         log.warning("could not queue the details of package %s: %s", uuid, exc)
         cache.delete(marker)
+        return False
+    return True
+
+
+def location_listing_enqueue(location_uuid: str, path: bytes) -> bool:
+    """Queue a fetch of one directory listing, unless one is already queued or running.
+
+    Returns whether a fetch was queued. However often the page is loaded, polled or
+    refreshed, one fetch per directory is under way at a time; the browse page polls
+    until the listing is stored.
+    """
+    # Noted before queueing: a worker may store the listing before `delay` returns.
+    if not storage_services.location_listing_request(location_uuid=location_uuid, path=path):
+        return False
+    try:
+        fetch_location_listing.delay(location_uuid, base64.b64encode(path).decode("ascii"))
+    except (BrokerError, OSError) as exc:
+        log.warning("could not queue a listing of location %s: %s", location_uuid, exc)
+        storage_services.location_listing_request_dropped(location_uuid=location_uuid, path=path)
         return False
     return True
 

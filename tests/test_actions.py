@@ -6,11 +6,11 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from dashboard.clients.workflow import WorkflowResponseError
-from dashboard.lib import cache_state as state
 from dashboard.models import AuditEntry
 from dashboard.services import actions
 from dashboard.services.actions import ActionNotPossible, UpstreamAnswer, action_perform
 from tests.fakes import FakeUnit, FakeWorkflowClient
+from tests.support.records import hidden_of
 from tests.support.users import make_user
 from tests.views.seed import PIPELINE, seed, unit, uuid_for, waiting_unit
 
@@ -145,7 +145,7 @@ def test_hiding_a_finished_sip_calls_hide_ingest_and_hides_it_here(fake, polls, 
 
     assert result.ok
     assert fake.calls == [("hide_ingest", (uuid_for(1),))]
-    assert uuid_for(1) in state.hidden_load(PIPELINE)
+    assert uuid_for(1) in hidden_of(PIPELINE)
 
 
 def test_a_hide_the_service_declines_is_refused_and_not_hidden_here(fake, polls, operator):
@@ -156,7 +156,7 @@ def test_a_hide_the_service_declines_is_refused_and_not_hidden_here(fake, polls,
     assert result.entry.outcome == "refused"
     assert result.entry.upstream_status == 409
     assert fake.calls == [("hide_transfer", (uuid_for(1),))]
-    assert state.hidden_load(PIPELINE) == set()
+    assert hidden_of(PIPELINE) == set()
 
 
 def test_a_running_unit_cannot_be_hidden(fake, polls, operator):

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from dashboard.lib import cache_state as state
+from tests.support.records import save_units
 from tests.support.users import make_user
 from tests.views.seed import unit
 
@@ -68,7 +68,7 @@ def test_anonymous_callers_are_refused(url):
 
 def test_the_unit_list_caps_a_huge_limit(monkeypatch):
     monkeypatch.setattr("dashboard.api.pagination.ApiPagination.max_limit", 2)
-    state.units_save("default", {u.uuid: u for u in seed_units(3)})
+    save_units("default", {u.uuid: u for u in seed_units(3)})
     client = Client()
     client.force_login(make_user("vera", "viewer"))
 

@@ -8,10 +8,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, uuid_for
+from tests.support.records import poll_record
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -174,4 +174,4 @@ def test_a_stale_cache_is_still_served_when_the_service_is_down(api, seeded):
 
     assert response.status_code == 200
     assert len(response.json()["results"]) == 4
-    assert state.freshness_load("workflow:default").last_error
+    assert poll_record("workflow:default").last_error

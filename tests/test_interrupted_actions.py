@@ -13,12 +13,12 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from dashboard import tasks
-from dashboard.models import AuditEntry
+from dashboard.models import AuditEntry, Unit
 from dashboard.services import actions
-from dashboard.services import units as unit_services
 from dashboard.services.actions import UpstreamAnswer, action_perform
 from dashboard.views.feedback import action_report
 from tests.support.users import make_user
+from tests.views.seed import seed, unit, uuid_for
 
 pytestmark = pytest.mark.django_db
 
@@ -99,12 +99,14 @@ def test_resubmitting_an_interrupted_action_says_its_outcome_is_unknown(rf):
 def test_reloading_unit_pages_queues_one_jobs_refresh_but_keeps_every_request(monkeypatch):
     queued: list[str] = []
     monkeypatch.setattr("dashboard.tasks.refresh_pipeline_jobs.delay", queued.append)
+    seed(unit(0), unit(1), unit(2))
 
     for number in range(20):
-        tasks.jobs_fetch_enqueue("default", f"unit-{number % 2}")
+        tasks.jobs_fetch_enqueue("default", uuid_for(number % 2))
 
     assert queued == ["default"]
-    assert unit_services._take_jobs_requests("default") == {"unit-0", "unit-1"}
+    requested = Unit.objects.filter(jobs_requested_at__isnull=False)
+    assert set(requested.values_list("uuid", flat=True)) == {uuid_for(0), uuid_for(1)}
 
 
 def test_a_jobs_refresh_that_could_not_be_queued_is_tried_again_on_the_next_view(monkeypatch):

@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from dashboard.clients.base import UpstreamUnavailable
 from dashboard.clients.storage import StorageClient, StorageResponseError, StorageUnavailable
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.lib.secret_redaction import RedactingFormatter, configured_secrets, redact_secrets
 from dashboard.models import FixityCheck
@@ -26,6 +25,7 @@ from dashboard.services import freshness as freshness_services
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from dashboard.services.actions import action_perform
+from tests.support.records import poll_record
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def test_a_poll_error_is_stored_without_the_key_and_pages_do_not_show_it():
     client = Client()
     client.force_login(make_user("vera", "viewer"))
 
-    assert WORKFLOW_KEY not in state.freshness_load("workflow:default").last_error
+    assert WORKFLOW_KEY not in poll_record("workflow:default").last_error
     for url in ("/", "/units/", "/wall/", "/api/v1/health/", "/healthz"):
         assert WORKFLOW_KEY.encode() not in client.get(url).content, url
 
@@ -87,7 +87,7 @@ def test_a_failed_storage_poll_stores_no_key(monkeypatch):
 
     assert not summary.ok
     assert STORAGE_KEY not in summary.error
-    assert STORAGE_KEY not in state.freshness_load("storage").last_error
+    assert STORAGE_KEY not in poll_record("storage").last_error
 
 
 def test_an_audit_row_never_keeps_a_key_from_an_upstream_message():
@@ -195,7 +195,7 @@ def test_a_failed_workflow_poll_reports_and_stores_no_key():
 
     assert not summary.ok
     assert WORKFLOW_KEY not in summary.line()
-    assert WORKFLOW_KEY not in state.freshness_load("workflow:default").last_error
+    assert WORKFLOW_KEY not in poll_record("workflow:default").last_error
 
 
 def test_a_paging_link_to_another_host_is_reported_without_the_key():

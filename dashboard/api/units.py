@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard.api.pagination import paginated_response
-from dashboard.lib.snapshots import UnitSnapshot
 from dashboard.selectors import freshness
 from dashboard.selectors import units as unit_selectors
 
@@ -25,6 +24,7 @@ class UnitOutputSerializer(serializers.Serializer):
     microservice = serializers.CharField()
     sip_uuid = serializers.CharField(allow_null=True)
     transfer_uuid = serializers.CharField(allow_null=True)
+    sent_to_backlog = serializers.BooleanField()
     awaiting_decision = serializers.BooleanField()
     decision = serializers.CharField()
     path = serializers.CharField()
@@ -77,7 +77,7 @@ class UnitDetailApi(APIView):
             return Response({"detail": "No such unit."}, status=404)
         jobs = unit_selectors.unit_jobs(unit=unit)
         data = {
-            **_unit_data(unit),
+            **{name: getattr(unit, name) for name in UnitOutputSerializer().fields},
             "jobs": jobs["jobs"] if jobs else None,
             "jobs_fetched_at": jobs["fetched_at"] if jobs else None,
         }
@@ -95,7 +95,7 @@ class WaitingListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         units = unit_selectors.waiting_list()
-        return Response(self.OutputSerializer([_unit_data(u) for u in units], many=True).data)
+        return Response(self.OutputSerializer(units, many=True).data)
 
 
 class HealthApi(APIView):
@@ -117,7 +117,3 @@ class HealthApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response([asdict(h) for h in freshness.service_health_list()])
-
-
-def _unit_data(unit: UnitSnapshot) -> dict:
-    return unit.to_dict()

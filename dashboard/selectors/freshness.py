@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
+from dashboard.models import ServicePoll
 
 # A service counts as stale once it has missed this many of its poll intervals.
 STALE_AFTER_INTERVALS = 3
@@ -35,9 +35,10 @@ def _interval_for(service: str) -> int:
 def service_health_list(*, now: datetime | None = None) -> list[ServiceHealth]:
     now = now or timezone.now()
     services = [f"workflow:{p.slug}" for p in pipeline_list()] + ["storage"]
+    polls = {poll.service: poll for poll in ServicePoll.objects.filter(service__in=services)}
     health = []
     for service in services:
-        freshness = state.freshness_load(service)
+        freshness = polls.get(service) or ServicePoll(service=service)
         interval = _interval_for(service)
         age = (
             (now - freshness.last_success_at).total_seconds() if freshness.last_success_at else None

@@ -42,6 +42,8 @@ def health_checks(*, details: bool = True) -> list[Check]:
     """`details=False` leaves out error texts: /healthz answers anyone who can reach it,
     and those texts name internal hosts and paths."""
     checks = [_database(details=details), _cache(details=details)]
+    if not checks[0].ok:
+        return checks  # the pollers' records are in the database: nothing more to tell
     for service in freshness.service_health_list():
         limit = freshness.STALE_AFTER_INTERVALS * service.interval_seconds
         if service.last_success_at is None:

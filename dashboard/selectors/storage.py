@@ -1,6 +1,8 @@
-"""Reads for the storage pages and API: the cached summary and the package mirror.
+"""Reads for the storage pages and API: the cached summary, the package mirror and the
+browse listings.
 
-Nothing here calls the storage service; what the poller stored is what is shown.
+Nothing here calls the storage service; what the poller and the tasks stored is what is
+shown.
 """
 
 from __future__ import annotations
@@ -8,14 +10,15 @@ from __future__ import annotations
 import re
 import uuid as uuid_module
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from xml.dom import minidom
 
 from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
+from django.utils import timezone
 
 from dashboard.lib import cache_state as state
 from dashboard.models import AuditEntry, FixityCheck, StoragePackage
@@ -24,6 +27,8 @@ from dashboard.services.storage import (
     TRANSITIONAL_STATUSES,
     PackageSyncState,
     details_key,
+    listing_key,
+    listing_request_key,
     package_sync_state_load,
 )
 
@@ -732,22 +737,70 @@ class Crumb:
     raw_path: bytes
 
 
-def browse_rows(*, entries: Iterable[Any], path: bytes) -> list[BrowseRow]:
+# A stored listing older than this is fetched again when its page is opened.
+LISTING_MAX_AGE = timedelta(minutes=3)
+
+
+@dataclass(frozen=True)
+class StoredListing:
+    """One directory of a location as a task last fetched it into the cache."""
+
+    # Each entry as stored (see `location_listing_fetch`); None: never listed yet.
+    entries: tuple[Mapping[str, Any], ...] | None
+    listed_at: datetime | None
+    # When the last fetch ended, and its error in words for the page ("" if it worked).
+    fetched_at: datetime
+    error: str
+    # A fetch is queued or running and has not answered yet.
+    refreshing: bool
+    # Since the last fetch ended.
+    age: timedelta
+
+    @property
+    def listed(self) -> bool:
+        return self.entries is not None
+
+    @property
+    def stale(self) -> bool:
+        return self.age > LISTING_MAX_AGE
+
+
+def location_listing_get(
+    *, location_uuid: str, path: bytes, now: datetime | None = None
+) -> StoredListing | None:
+    """The stored listing of one directory with its age, or None when none is stored."""
+    key, request_key = listing_key(location_uuid, path), listing_request_key(location_uuid, path)
+    found = cache.get_many([key, request_key])
+    stored = found.get(key)
+    if stored is None:
+        return None
+    entries = stored.get("entries")
+    return StoredListing(
+        entries=None if entries is None else tuple(entries),
+        listed_at=stored.get("listed_at"),
+        fetched_at=stored["fetched_at"],
+        error=stored.get("error", ""),
+        refreshing=request_key in found,
+        age=(now or timezone.now()) - stored["fetched_at"],
+    )
+
+
+def browse_rows(*, entries: Iterable[Mapping[str, Any]], path: bytes) -> list[BrowseRow]:
     """Directories first, then files, each with the raw path to browse into it."""
     rows = []
     for entry in entries:
-        raw = entry.raw_name
+        raw = entry["raw_name"]
         rows.append(
             BrowseRow(
-                name=entry.name,
+                name=entry["name"],
                 escaped_name=""
-                if entry.name_is_valid_utf8
+                if entry["name_is_valid_utf8"]
                 else raw.decode("utf-8", "backslashreplace"),
-                is_directory=entry.is_directory,
+                is_directory=entry["is_directory"],
                 raw_path=(path + b"/" + raw) if path else raw,
-                size=entry.size,
-                object_count=entry.object_count_display,
-                object_count_number=entry.object_count,
+                size=entry["size"],
+                object_count=entry["object_count_display"],
+                object_count_number=entry["object_count"],
             )
         )
     rows.sort(key=lambda r: (not r.is_directory, r.name.lower()))

@@ -6,20 +6,29 @@ page never waits on one.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.lib.snapshots import UnitSnapshot
-from dashboard.models import AuditEntry
+from dashboard.models import AuditEntry, Unit, UnitJobs
 
 UNIT_STATUSES = ("PROCESSING", "USER_INPUT", "COMPLETE", "FAILED", "REJECTED", "PENDING", "UNKNOWN")
 UNIT_KINDS = ("transfer", "sip")
+
+
+def _configured_pipelines() -> list[str]:
+    return [config.slug for config in pipeline_list()]
+
+
+def several_pipelines() -> bool:
+    """Whether pages name each unit's pipeline (more than one is configured)."""
+    return len(_configured_pipelines()) > 1
 
 
 def unit_list(
@@ -29,50 +38,66 @@ def unit_list(
     kind: str | None = None,
     q: str | None = None,
     include_hidden: bool = False,
-) -> list[UnitSnapshot]:
+) -> QuerySet[Unit]:
     """Units newest change first, filtered; `q` matches name, directory or UUID."""
-    needle = (q or "").strip().lower()
-    found = []
-    for config in pipeline_list():
-        if pipeline and config.slug != pipeline:
-            continue
-        hidden = state.hidden_load(config.slug)
-        for unit in state.units_load(config.slug).values():
-            if (unit.hidden or unit.uuid in hidden) and not include_hidden:
-                continue
-            if status and unit.status != status:
-                continue
-            if kind and unit.kind != kind:
-                continue
-            if needle and not (
-                needle in unit.name.lower()
-                or needle in unit.directory.lower()
-                or unit.uuid.startswith(needle)
-            ):
-                continue
-            found.append(unit)
-    found.sort(key=lambda u: u.updated_at, reverse=True)
-    return found
+    units = Unit.objects.all()
+    if pipeline:
+        # Only configured pipelines: a slug from a URL is not trusted to exist.
+        if pipeline not in _configured_pipelines():
+            return units.none()
+        units = units.filter(pipeline=pipeline)
+    if not include_hidden:
+        units = units.filter(hidden=False)
+    if status:
+        units = units.filter(status=status)
+    if kind:
+        units = units.filter(kind=kind)
+    needle = (q or "").strip()
+    if needle:
+        units = units.filter(
+            Q(name__icontains=needle)
+            | Q(directory__icontains=needle)
+            | Q(uuid__startswith=needle.lower())
+        )
+    return units.order_by("-updated_at", "-id")
 
 
-def unit_get(*, uuid: str) -> UnitSnapshot | None:
-    for config in pipeline_list():
-        unit = state.units_load(config.slug).get(uuid)
-        if unit is not None:
-            return unit
-    return None
+def unit_get(*, uuid: str) -> Unit | None:
+    return Unit.objects.filter(uuid=uuid).order_by("id").first()
 
 
-def unit_jobs(*, unit: UnitSnapshot) -> dict[str, Any] | None:
-    """The unit's cached jobs, `{"fetched_at", "jobs": [...]}`, or None if not fetched yet."""
-    return state.jobs_load(unit.pipeline, unit.uuid)
+_TASK_TIMES = ("time_created", "time_started", "time_ended")
 
 
-def waiting_list(*, pipeline: str | None = None) -> list[UnitSnapshot]:
+def _revived(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Jobs as stored (JSON), with the task times turned back into datetimes."""
+    for job in jobs:
+        for task in job.get("tasks") or []:
+            for key in _TASK_TIMES:
+                if isinstance(task.get(key), str):
+                    task[key] = parse_datetime(task[key])
+    return jobs
+
+
+def unit_jobs(*, unit: Unit) -> dict[str, Any] | None:
+    """The unit's stored jobs, `{"fetched_at", "unit_updated_at", "jobs"}`, or None."""
+    entry = UnitJobs.objects.filter(unit=unit).first()
+    if entry is None:
+        return None
+    return {
+        "fetched_at": entry.fetched_at,
+        "unit_updated_at": entry.unit_updated_at,
+        "jobs": _revived(list(entry.jobs)),
+    }
+
+
+def waiting_list(*, pipeline: str | None = None) -> QuerySet[Unit]:
     """Units awaiting a decision, the longest-waiting first."""
-    units = [u for u in unit_list(pipeline=pipeline) if u.awaiting_decision]
-    units.sort(key=lambda u: u.waiting_since or u.updated_at)
-    return units
+    return (
+        unit_list(pipeline=pipeline)
+        .filter(awaiting_decision=True)
+        .order_by(Coalesce("waiting_since", "updated_at"), "id")
+    )
 
 
 # --- pages: overview, waiting, unit and job detail ---------------------------------
@@ -80,9 +105,6 @@ def waiting_list(*, pipeline: str | None = None) -> list[UnitSnapshot]:
 ACTIVE_STATUSES = frozenset({"PROCESSING"})
 # How long a done approval is shown next to a unit the poller still lists as waiting.
 RECENT_ACTION_WINDOW = timedelta(minutes=10)
-
-
-# --- freshness ---------------------------------------------------------------------
 
 
 # --- overview ----------------------------------------------------------------------
@@ -96,7 +118,7 @@ class StatusCount:
 
 @dataclass(frozen=True)
 class TimedUnit:
-    unit: UnitSnapshot
+    unit: Unit
     # Seconds in the current microservice (active), since failing, or waiting.
     seconds: float
 
@@ -118,24 +140,25 @@ def _seconds_since(moment: datetime | None, now: datetime) -> float:
 
 
 def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
-    """The home page in one pass over the cached units."""
+    """The home page: counts by status, and the few units of each list it shows."""
     now = now or timezone.now()
     units = unit_list()
-    counts = Counter(unit.status for unit in units)
-    active = [u for u in units if u.status in ACTIVE_STATUSES and not u.awaiting_decision]
+    counts = dict(units.order_by().values_list("status").annotate(n=Count("id")))
+    active = units.filter(status__in=ACTIVE_STATUSES, awaiting_decision=False)
     # Longest in its current microservice first: that is where a stuck unit shows.
-    active.sort(key=lambda u: u.updated_at)
-    failures = [u for u in units if u.status == "FAILED"]  # already newest change first
-    waiting = [u for u in units if u.awaiting_decision]
-    waiting.sort(key=lambda u: u.waiting_since or u.updated_at)
+    active = active.order_by("updated_at", "id")
+    failures = units.filter(status="FAILED")  # newest change first
+    waiting = units.filter(awaiting_decision=True).order_by(
+        Coalesce("waiting_since", "updated_at"), "id"
+    )
     return Overview(
-        total=len(units),
+        total=sum(counts.values()),
         status_counts=[StatusCount(s, counts.get(s, 0)) for s in UNIT_STATUSES],
-        waiting_count=len(waiting),
+        waiting_count=waiting.count(),
         active=[TimedUnit(u, _seconds_since(u.updated_at, now)) for u in active[:limit]],
-        active_count=len(active),
+        active_count=active.count(),
         failures=[TimedUnit(u, _seconds_since(u.updated_at, now)) for u in failures[:limit]],
-        failure_count=len(failures),
+        failure_count=counts.get("FAILED", 0),
         waiting=[
             TimedUnit(u, _seconds_since(u.waiting_since or u.updated_at, now))
             for u in waiting[:limit]
@@ -148,7 +171,7 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
 
 @dataclass(frozen=True)
 class WaitingEntry:
-    unit: UnitSnapshot
+    unit: Unit
     age_seconds: float
     # A done approval from Lookout that the poller has not caught up with yet.
     recent_action: AuditEntry | None = None
@@ -157,7 +180,7 @@ class WaitingEntry:
 def waiting_entries(*, now: datetime | None = None) -> list[WaitingEntry]:
     """Units awaiting a decision, oldest first, each with its age and any fresh approval."""
     now = now or timezone.now()
-    units = waiting_list()
+    units = list(waiting_list())
     recent: dict[str, AuditEntry] = {}
     if units:
         rows = AuditEntry.objects.filter(
@@ -218,7 +241,7 @@ def job_groups(jobs: list[dict[str, Any]]) -> list[JobGroup]:
 
 @dataclass(frozen=True)
 class UnitDetail:
-    unit: UnitSnapshot
+    unit: Unit
     jobs_fetched: bool
     jobs_fetched_at: datetime | None
     # The cached jobs belong to an older state of the unit (a fresher fetch is due).
@@ -252,7 +275,7 @@ def unit_detail_get(*, uuid: str) -> UnitDetail | None:
 
 @dataclass(frozen=True)
 class JobDetail:
-    unit: UnitSnapshot
+    unit: Unit
     job: dict[str, Any]
     jobs_fetched_at: datetime | None
     tasks: list[dict[str, Any]]

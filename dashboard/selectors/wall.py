@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from dashboard.lib.pipelines import PipelineConfig, pipeline_list
 from dashboard.lib.sparkline import Sparkline, sparkline_svg
-from dashboard.models import StatusChange
+from dashboard.models import FINAL_STATUSES, StatusChange
 from dashboard.selectors import freshness
 from dashboard.selectors import storage as storage_selectors
 from dashboard.selectors import units as unit_selectors
@@ -165,14 +165,16 @@ class PipelineTile:
 def _pipeline_tile(config: PipelineConfig, health: ServiceHealth, now: datetime) -> PipelineTile:
     units = unit_selectors.unit_list(pipeline=config.slug)
     waiting = unit_selectors.waiting_list(pipeline=config.slug)
-    oldest = waiting[0] if waiting else None
+    oldest = waiting.first()
     oldest_since = (oldest.waiting_since or oldest.updated_at) if oldest else None
     history = pipeline_history(pipeline=config.slug, now=now)
     return PipelineTile(
         slug=config.slug,
         name=config.name,
-        in_progress=sum(1 for u in units if not u.finished and not u.awaiting_decision),
-        awaiting=len(waiting),
+        in_progress=units.exclude(status__in=FINAL_STATUSES, awaiting_sip_uuid=False)
+        .filter(awaiting_decision=False)
+        .count(),
+        awaiting=waiting.count(),
         oldest_waiting_name=(oldest.name or oldest.directory or oldest.uuid) if oldest else "",
         oldest_waiting_decision=oldest.decision if oldest else "",
         oldest_waiting_seconds=(now - oldest_since).total_seconds() if oldest_since else None,

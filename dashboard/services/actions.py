@@ -43,11 +43,9 @@ from dashboard.clients.base import (
     UpstreamUnavailable,
 )
 from dashboard.clients.workflow import get_workflow_client
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.lib.secret_redaction import redact_secrets
-from dashboard.lib.snapshots import UnitSnapshot
-from dashboard.models import AuditEntry
+from dashboard.models import AuditEntry, Unit
 from dashboard.selectors import units as unit_selectors
 
 log = logging.getLogger(__name__)
@@ -216,14 +214,14 @@ def _workflow_client(pipeline_slug: str):  # type: ignore[no-untyped-def]
     return get_workflow_client(pipeline.client_config())
 
 
-def unit_label(unit: UnitSnapshot) -> str:
+def unit_label(unit: Unit) -> str:
     return unit.name or unit.directory or unit.uuid
 
 
 def transfer_approve(
     *,
     user: AbstractBaseUser | AnonymousUser,
-    unit: UnitSnapshot,
+    unit: Unit,
     idempotency_key: str,
     after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
@@ -257,7 +255,7 @@ def transfer_approve(
 def unit_hide(
     *,
     user: AbstractBaseUser | AnonymousUser,
-    unit: UnitSnapshot,
+    unit: Unit,
     idempotency_key: str,
     after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
@@ -279,7 +277,9 @@ def unit_hide(
                 status=409,
                 declined=True,
             )
-        state.hidden_add(current.pipeline, current.uuid)
+        Unit.objects.filter(pk=current.pk).update(
+            hidden=True, hidden_by=_actor_name(user), hidden_at=timezone.now()
+        )
         return UpstreamAnswer("The workflow service hid it.")
 
     return action_perform(

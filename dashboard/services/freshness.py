@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
-from dashboard.lib import cache_state as state
 from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.models import ServicePoll
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,13 @@ class PollSummary:
 def service_poll_record(
     *, service: str, started_at: datetime, ok: bool, error: str, duration_ms: int, requests: int
 ) -> None:
-    previous = state.freshness_load(service)
-    state.freshness_save(
-        replace(
-            previous,
-            last_attempt_at=started_at,
-            last_success_at=started_at if ok else previous.last_success_at,
-            last_error="" if ok else redact_secrets(error),
-            last_error_at=previous.last_error_at if ok else started_at,
-            last_duration_ms=duration_ms,
-            last_request_count=requests,
-        )
-    )
+    values: dict[str, object] = {
+        "last_attempt_at": started_at,
+        "last_duration_ms": duration_ms,
+        "last_request_count": requests,
+    }
+    if ok:
+        values.update(last_success_at=started_at, last_error="")
+    else:
+        values.update(last_error=redact_secrets(error), last_error_at=started_at)
+    ServicePoll.objects.update_or_create(service=service, defaults=values)

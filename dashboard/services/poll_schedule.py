@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from dashboard.lib.snapshots import UnitSnapshot
+from dashboard.models import Unit
 
 WAITING_INTERVAL = timedelta(seconds=60)
 QUIET_AFTER = timedelta(minutes=10)
@@ -17,7 +17,7 @@ DORMANT_AFTER = timedelta(hours=1)
 DORMANT_INTERVAL = timedelta(minutes=5)
 
 
-def next_poll_at(unit: UnitSnapshot, *, now: datetime, base: timedelta) -> datetime | None:
+def next_poll_at(unit: Unit, *, now: datetime, base: timedelta) -> datetime | None:
     if unit.finished or unit.hidden:
         return None
     if unit.awaiting_decision or unit.awaiting_approval:
@@ -31,7 +31,7 @@ def next_poll_at(unit: UnitSnapshot, *, now: datetime, base: timedelta) -> datet
     return now + base * 0.9
 
 
-def is_due(unit: UnitSnapshot, *, now: datetime) -> bool:
+def is_due(unit: Unit, *, now: datetime) -> bool:
     if unit.finished or unit.hidden:
         return False
     return unit.next_poll_at is None or unit.next_poll_at <= now

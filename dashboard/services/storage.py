@@ -19,12 +19,14 @@ A slower full resync pages through everything at `limit=1000` (deduplicated by
 UUID, since no order is guaranteed), resumes across cycles when it runs out of time,
 and at the end drops rows it did not see and the service confirms are gone.
 
-Browsing a location, downloading a package, reading its contents and pointer file and
-running a fixity check also live here: they are the only other storage calls.
+Fetching a location's browse listing, downloading a package, reading its contents and
+pointer file and running a fixity check also live here: they are the only other storage
+calls.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import time
@@ -44,12 +46,12 @@ from django.utils import timezone
 
 from dashboard.clients.base import Page, UpstreamError
 from dashboard.clients.storage import (
-    BrowseResult,
     Package,
     PackageDownload,
     StorageClient,
     StorageError,
     StorageNotFound,
+    StorageUnavailable,
     get_storage_client,
 )
 from dashboard.lib import cache_state as state
@@ -73,7 +75,8 @@ STORED_DATE_MARGIN = timedelta(hours=1)
 TAIL_MARGIN = 50
 # UUIDs per `uuid__in` query: keeps the URL short.
 UUID_BATCH = 100
-# Browsing is the one live read on a page: fail fast rather than hang the request.
+# A browse listing is fetched while someone looks at "Loading…": fail fast, they can
+# press Refresh.
 BROWSE_TIMEOUT = (2.0, 5.0)
 
 # --------------------------------------------------------------------------- cache keys
@@ -555,8 +558,6 @@ def storage_poll(
         error = redact_secrets(str(exc))
         requests += 1
     ok = not error
-    if ok:
-        state.generation_bump()
     duration_ms = int((time.monotonic() - started) * 1000)
     service_poll_record(
         service=SERVICE,
@@ -578,23 +579,97 @@ def storage_poll(
     )
 
 
-# --------------------------------------------------------------------------- live reads
+# --------------------------------------------------------------------------- browse listings
+
+# The database is the record, the cache only caches. A browse listing is no record of
+# Lookout's: it is a view of one directory upstream that can be fetched again at any
+# time, so the cache is the right place for it, and an evicted or expired listing is
+# simply fetched again when someone opens the directory.
+LISTING_TTL = 3600
+# How long a queued fetch counts as under way: the page waits for it that long at most,
+# and no other fetch of the directory is queued meanwhile (a lost task frees it then).
+LISTING_REQUEST_TTL = 120
+
+
+def listing_id(location_uuid: str, path: bytes) -> str:
+    """A short, key-safe name for one directory: paths are raw bytes of any length."""
+    return f"{location_uuid}:{hashlib.sha256(path).hexdigest()}"
+
+
+def listing_key(location_uuid: str, path: bytes) -> str:
+    return f"storage:listing:{listing_id(location_uuid, path)}"
+
+
+def listing_request_key(location_uuid: str, path: bytes) -> str:
+    return f"storage:listing-requested:{listing_id(location_uuid, path)}"
 
 
 def _browse_client() -> StorageClient:
     client = get_storage_client()
-    # Shorter patience and no retries: a person is waiting for the page.
+    # Shorter patience and no retries: a person is waiting for the listing.
     client.timeout = BROWSE_TIMEOUT
     client.retries = 1
     return client
 
 
-def location_browse(
+def _browse_error(exc: StorageError) -> str:
+    if isinstance(exc, StorageUnavailable):
+        return (
+            "The storage service did not answer in time or could not be reached, so this "
+            "directory cannot be shown now. Try again in a moment."
+        )
+    if exc.status == 404:
+        return "The storage service does not know this location (any more)."
+    return f"The storage service could not list this directory: {_readable(exc)}"
+
+
+def location_listing_request(*, location_uuid: str, path: bytes) -> bool:
+    """Note that a fetch of this directory is about to be queued, so its page waits for
+    the result. False when one is already queued or running: queue nothing then."""
+    return cache.add(listing_request_key(location_uuid, path), timezone.now(), LISTING_REQUEST_TTL)
+
+
+def location_listing_request_dropped(*, location_uuid: str, path: bytes) -> None:
+    """The fetch could not be queued after all: the page should not wait for it."""
+    cache.delete(listing_request_key(location_uuid, path))
+
+
+def location_listing_fetch(
     *, location_uuid: str, path: bytes = b"", client: StorageClient | None = None
-) -> BrowseResult:
-    """List one directory of a location, live. Raises `StorageError` with a reason."""
-    client = client or _browse_client()
-    return client.browse_location(location_uuid, path)
+) -> dict[str, Any]:
+    """Fetch one directory of a location from the storage service and store it in the cache.
+
+    What is stored: the entries (names decoded, the raw bytes kept to browse further,
+    counts as the service gave them, "5000+" included), when they were listed, when this
+    fetch ended, and the error of this fetch in words for the page ("" when it worked).
+    A failed fetch keeps the last listing that worked, so the page can still show it.
+    """
+    key = listing_key(location_uuid, path)
+    earlier = cache.get(key) or {}
+    listing: dict[str, Any] = {
+        "location_uuid": location_uuid,
+        "path": path,
+        "entries": earlier.get("entries"),
+        "listed_at": earlier.get("listed_at"),
+        "error": "",
+    }
+    try:
+        client = client or _browse_client()
+        result = client.browse_location(location_uuid, path)
+    except StorageError as exc:
+        log.info("listing of %s in location %s failed: %s", path, location_uuid, exc)
+        listing["error"] = _browse_error(exc)
+    else:
+        listing["entries"] = plain(list(result.entries))
+        listing["listed_at"] = timezone.now()
+    listing["fetched_at"] = timezone.now()
+    cache.set(key, listing, LISTING_TTL)
+    # Answered: the page stops waiting, and the next Refresh queues a new fetch.
+    location_listing_request_dropped(location_uuid=location_uuid, path=path)
+    return listing
+
+
+# --------------------------------------------------------------------------- live reads
 
 
 @dataclass
@@ -698,7 +773,6 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         check.checked_at = _aware(result.checked_at) or timezone.now()
     with transaction.atomic():
         check.save(update_fields=["success", "message", "failures", "checked_at", "error"])
-    state.generation_bump()
     return check
 
 

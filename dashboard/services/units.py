@@ -1,8 +1,9 @@
-"""Writes: the pollers that refresh the cache from the upstream services.
+"""Writes: the workflow pollers that keep the `Unit` table in step with each pipeline.
 
-Only this module calls the clients on a schedule and only it writes the cached
-state (`dashboard.lib.cache_state`) and the history (`StatusChange`). Every function is
-synchronous and safe to run twice: a repeated poll changes nothing.
+Only this module calls the workflow clients on a schedule and only it writes units,
+their jobs (`UnitJobs`) and the history (`StatusChange`). Every function is synchronous
+and safe to run twice: a repeated poll changes nothing. Writes are batched: one query
+loads what a cycle needs, one `bulk_create` and one `bulk_update` store what changed.
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db.models import Max
+from django.db import transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
@@ -28,11 +30,9 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
-from dashboard.lib.snapshots import FINAL_STATUSES, PENDING, UNKNOWN, UnitSnapshot
-from dashboard.models import StatusChange
+from dashboard.models import FINAL_STATUSES, PENDING, UNKNOWN, StatusChange, Unit, UnitJobs
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.poll_schedule import is_due, next_poll_at
 
@@ -44,9 +44,6 @@ MISSING_LIMIT = 3
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-# --- freshness ----------------------------------------------------------------
 
 
 # --- helpers ------------------------------------------------------------------
@@ -85,12 +82,15 @@ def plain(value: Any) -> Any:
 
 
 def unit_register(*, pipeline: str, uuid: str, kind: str = "", name: str = "") -> None:
-    """Make the next poll track a unit the discovery lists cannot show (a running one)."""
-    state.mailbox_put(state.registrations_key(pipeline), {"uuid": uuid, "kind": kind, "name": name})
-
-
-def _take_registrations(pipeline: str) -> list[dict[str, str]]:
-    return state.mailbox_take(state.registrations_key(pipeline))
+    """Track a unit the discovery lists cannot show (a running one), from the next poll."""
+    now = timezone.now()
+    unit, created = Unit.objects.get_or_create(
+        pipeline=pipeline,
+        uuid=uuid,
+        defaults={"kind": kind, "name": name, "first_seen_at": now, "updated_at": now},
+    )
+    if not created:
+        Unit.objects.filter(pk=unit.pk).update(next_poll_at=now)
 
 
 # --- workflow poll ------------------------------------------------------------
@@ -118,16 +118,16 @@ def _discover(client: WorkflowClient) -> _Discovery:
     return discovery
 
 
-def _new_unit(pipeline: str, uuid: str, kind: str, now: datetime) -> UnitSnapshot:
-    return UnitSnapshot(pipeline=pipeline, uuid=uuid, kind=kind, first_seen_at=now, updated_at=now)
+def _new_unit(pipeline: str, uuid: str, kind: str, now: datetime) -> Unit:
+    return Unit(pipeline=pipeline, uuid=uuid, kind=kind, first_seen_at=now, updated_at=now)
 
 
 def _apply_discovery(
-    pipeline: str, units: dict[str, UnitSnapshot], found: _Discovery, now: datetime
+    pipeline: str, units: dict[str, Unit], known: set[str], found: _Discovery, now: datetime
 ) -> int:
     discovered = 0
 
-    def ensure(uuid: str, kind: str) -> UnitSnapshot:
+    def ensure(uuid: str, kind: str) -> Unit:
         nonlocal discovered
         unit = units.get(uuid)
         if unit is None:
@@ -151,12 +151,14 @@ def _apply_discovery(
         *((u, "sip", True) for u in found.completed_ingests),
     ]:
         unit = units.get(uuid)
+        if unit is None and uuid in known:
+            continue  # finished and recorded already
         if unit is None:
             # Already finished before we first saw it: record as complete and fetch its
             # details later within the backfill budget (no history row: not a change we saw).
             unit = ensure(uuid, kind)
             unit.status = "COMPLETE"
-            unit.extra["needs_details"] = True
+            unit.needs_details = True
         elif not unit.finished and completed:
             unit.next_poll_at = now
 
@@ -183,7 +185,7 @@ def _apply_discovery(
     return discovered
 
 
-def _fetch_status(client: WorkflowClient, unit: UnitSnapshot) -> UnitStatus:
+def _fetch_status(client: WorkflowClient, unit: Unit) -> UnitStatus:
     if unit.kind == "sip":
         return client.get_ingest_status(unit.uuid)
     if unit.kind == "transfer":
@@ -200,13 +202,11 @@ def _kind(status: UnitStatus) -> str:
 
 
 def _apply_status(
-    unit: UnitSnapshot, status: UnitStatus, now: datetime, changes: list[StatusChange]
+    unit: Unit, status: UnitStatus, now: datetime, changes: list[StatusChange]
 ) -> bool:
     new_status = str(status.status)
     new_microservice = status.microservice or ""
-    first_sight_of_finished = unit.status in (UNKNOWN, "COMPLETE") and unit.extra.get(
-        "needs_details"
-    )
+    first_sight_of_finished = unit.status in (UNKNOWN, "COMPLETE") and unit.needs_details
     changed = (unit.status, unit.microservice) != (new_status, new_microservice)
     if changed and not first_sight_of_finished:
         changes.append(
@@ -224,8 +224,8 @@ def _apply_status(
     if changed:
         unit.updated_at = now
         if new_status in FINAL_STATUSES and not first_sight_of_finished:
-            unit.extra["seen_finishing"] = True
-    unit.extra.pop("needs_details", None)
+            unit.seen_finishing = True
+    unit.needs_details = False
     unit.kind = _kind(status)
     unit.status = new_status
     unit.microservice = new_microservice
@@ -270,13 +270,110 @@ def _drop_repeated_changes(changes: list[StatusChange]) -> list[StatusChange]:
     ]
 
 
-def _link_sip(units: dict[str, UnitSnapshot], transfer: UnitSnapshot, now: datetime) -> None:
-    if not transfer.sip_uuid or transfer.sip_uuid in units:
-        return
+def _link_sip(
+    units: dict[str, Unit], known: set[str], transfer: Unit, now: datetime
+) -> Unit | None:
+    """The SIP a completed transfer names, new to Lookout; None if already known."""
+    if not transfer.sip_uuid or transfer.sip_uuid in units or transfer.sip_uuid in known:
+        sip = units.get(transfer.sip_uuid or "")
+        if sip is not None and not sip.transfer_uuid:
+            sip.transfer_uuid = transfer.uuid
+        return None
     sip = _new_unit(transfer.pipeline, transfer.sip_uuid, "sip", now)
     sip.transfer_uuid = transfer.uuid
     sip.name = transfer.name
     units[sip.uuid] = sip
+    return sip
+
+
+# Fields a poll may change on a unit it loaded; only units whose values differ are written.
+_POLLED_FIELDS = (
+    "kind", "name", "status", "microservice", "path", "directory", "transfer_type",
+    "sip_uuid", "transfer_uuid", "sent_to_backlog", "awaiting_sip_uuid", "awaiting_approval",
+    "awaiting_decision", "decision", "waiting_since", "updated_at", "last_polled_at",
+    "next_poll_at", "poll_error", "missing_count", "needs_details", "seen_finishing",
+)  # fmt: skip
+
+
+def _values(unit: Unit) -> tuple[Any, ...]:
+    return tuple(getattr(unit, name) for name in _POLLED_FIELDS)
+
+
+def _working_set(pipeline: str, found: _Discovery) -> dict[str, Unit]:
+    """The units a cycle may change: unfinished, waiting, or named by a waiting list.
+
+    Finished units stay in the database untouched: a cycle costs the same with a
+    hundred thousand of them in history as with none.
+    """
+    named = set(found.unapproved) | set(found.waiting)
+    rows = Unit.objects.filter(pipeline=pipeline).filter(
+        ~Q(status__in=FINAL_STATUSES)
+        | Q(awaiting_sip_uuid=True)
+        | Q(needs_details=True)
+        | Q(awaiting_decision=True)
+        | Q(uuid__in=named)
+    )
+    return {unit.uuid: unit for unit in rows}
+
+
+def _known_uuids(pipeline: str) -> set[str]:
+    return set(Unit.objects.filter(pipeline=pipeline).values_list("uuid", flat=True))
+
+
+def _store(
+    pipeline: str, units: dict[str, Unit], before: dict[str, tuple[Any, ...]], gone: list[Unit]
+) -> None:
+    """One insert for new units, one update for changed ones, one delete for gone ones."""
+    new = [unit for unit in units.values() if unit.pk is None]
+    changed = [u for u in units.values() if u.pk is not None and _values(u) != before[u.uuid]]
+    with transaction.atomic():
+        # A unit registered by an action meanwhile wins; the next cycle refreshes it.
+        Unit.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
+        Unit.objects.bulk_update(changed, _POLLED_FIELDS, batch_size=500)
+        if gone:
+            Unit.objects.filter(pk__in=[unit.pk for unit in gone]).delete()
+
+
+def _refresh(
+    client: WorkflowClient,
+    due: list[Unit],
+    *,
+    units: dict[str, Unit],
+    known: set[str],
+    now: datetime,
+    changes: list[StatusChange],
+) -> tuple[int, int, int, list[Unit]]:
+    """Fetch the status of `due` units; returns changed, failed, outage and new SIPs."""
+    changed = failed = outage = 0
+    new_sips: list[Unit] = []
+    base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
+    for unit, result in _parallel(lambda unit: _fetch_status(client, unit), due):
+        unit.last_polled_at = now
+        if isinstance(result, UnitStatus):
+            if result.uuid and result.uuid != unit.uuid:
+                log.warning(
+                    "workflow status for %s answered for %s; skipped", unit.uuid, result.uuid
+                )
+                failed += 1
+            elif _apply_status(unit, result, now, changes):
+                changed += 1
+            if unit.kind == "transfer" and (sip := _link_sip(units, known, unit, now)):
+                new_sips.append(sip)
+        elif isinstance(result, WorkflowUnitPending):
+            if unit.status in (UNKNOWN, PENDING):
+                unit.status = PENDING
+        elif isinstance(result, WorkflowNotFound):
+            unit.missing_count += 1
+            unit.poll_error = str(result)
+        elif isinstance(result, (UpstreamUnavailable, UpstreamAuthError)):
+            outage += 1
+            unit.poll_error = str(result)
+        else:
+            failed += 1
+            unit.poll_error = str(result)
+            log.warning("workflow status of %s skipped: %s", unit.uuid, result)
+        unit.next_poll_at = next_poll_at(unit, now=now, base=base)
+    return changed, failed, outage, new_sips
 
 
 def workflow_poll(
@@ -289,7 +386,6 @@ def workflow_poll(
     now = now or timezone.now()
     service = f"workflow:{pipeline.slug}"
     started = time.monotonic()
-    units = state.units_load(pipeline.slug)
 
     def finish(summary: PollSummary) -> PollSummary:
         summary = replace(summary, duration_ms=int((time.monotonic() - started) * 1000))
@@ -312,69 +408,41 @@ def workflow_poll(
             PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
         )
 
-    for registration in _take_registrations(pipeline.slug):
-        unit = units.setdefault(
-            registration["uuid"],
-            _new_unit(pipeline.slug, registration["uuid"], registration.get("kind", ""), now),
-        )
-        unit.name = unit.name or registration.get("name", "")
-        unit.next_poll_at = now
-    discovered = _apply_discovery(pipeline.slug, units, found, now)
-    for uuid in state.hidden_load(pipeline.slug) & units.keys():
-        units[uuid].hidden = True
+    units = _working_set(pipeline.slug, found)
+    known = _known_uuids(pipeline.slug)
+    before = {uuid: _values(unit) for uuid, unit in units.items()}
+    discovered = _apply_discovery(pipeline.slug, units, known, found, now)
 
     due = [u for u in units.values() if is_due(u, now=now)]
-    backfill = [u for u in units.values() if u.extra.get("needs_details") and not u.hidden]
+    backfill = [u for u in units.values() if u.needs_details and not u.hidden]
     due += backfill[: settings.LOOKOUT_BACKFILL_PER_CYCLE]
 
-    results = _parallel(lambda unit: _fetch_status(client, unit), due)
-    requests = found.requests + len(due)
     changes: list[StatusChange] = []
-    changed = failed = outage = 0
-    base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
-    for unit, result in results:
-        unit.last_polled_at = now
-        if isinstance(result, UnitStatus):
-            if result.uuid and result.uuid != unit.uuid:
-                log.warning(
-                    "workflow status for %s answered for %s; skipped", unit.uuid, result.uuid
-                )
-                failed += 1
-            elif _apply_status(unit, result, now, changes):
-                changed += 1
-            if unit.kind == "transfer":
-                _link_sip(units, unit, now)
-        elif isinstance(result, WorkflowUnitPending):
-            if unit.status in (UNKNOWN, PENDING):
-                unit.status = PENDING
-        elif isinstance(result, WorkflowNotFound):
-            unit.missing_count += 1
-            unit.poll_error = str(result)
-        elif isinstance(result, (UpstreamUnavailable, UpstreamAuthError)):
-            outage += 1
-            unit.poll_error = str(result)
-        else:
-            failed += 1
-            unit.poll_error = str(result)
-            log.warning("workflow status of %s skipped: %s", unit.uuid, result)
-        unit.next_poll_at = next_poll_at(unit, now=now, base=base)
+    changed, failed, outage, new_sips = _refresh(
+        client, due, units=units, known=known, now=now, changes=changes
+    )
+    # A transfer seen completing names its SIP: follow it in the same cycle.
+    more_changed, more_failed, more_outage, _ = _refresh(
+        client, new_sips, units=units, known=known, now=now, changes=changes
+    )
+    refreshed = len(due) + len(new_sips)
+    changed, failed, outage = changed + more_changed, failed + more_failed, outage + more_outage
 
-    for uuid in [u.uuid for u in units.values() if u.missing_count >= MISSING_LIMIT]:
-        log.info("dropping unit %s: the workflow service no longer knows it", uuid)
-        del units[uuid]
+    gone = [u for u in units.values() if u.missing_count >= MISSING_LIMIT and u.pk is not None]
+    for unit in gone:
+        log.info("dropping unit %s: the workflow service no longer knows it", unit.uuid)
+        del units[unit.uuid]
 
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
-    state.units_save(pipeline.slug, units)
-    ok = not (due and outage == len(due))
-    if ok:
-        state.generation_bump()
+    _store(pipeline.slug, units, before, gone)
+    ok = not (refreshed and outage == refreshed)
     return finish(
         PollSummary(
             service=service,
             ok=ok,
-            requests=requests,
-            discovered=discovered,
-            refreshed=len(due),
+            requests=found.requests + refreshed,
+            discovered=discovered + len(new_sips),
+            refreshed=refreshed,
             changed=changed,
             failed_units=failed + outage,
             error="" if ok else "the workflow service stopped answering during the refresh",
@@ -387,38 +455,37 @@ def workflow_poll(
 
 def unit_jobs_request(*, pipeline: str, uuid: str) -> None:
     """Ask the next jobs refresh for this unit's jobs (someone opened its page)."""
-    state.mailbox_put(state.jobs_wanted_key(pipeline), uuid)
+    Unit.objects.filter(pipeline=pipeline, uuid=uuid).update(jobs_requested_at=timezone.now())
 
 
-def _take_jobs_requests(pipeline: str) -> set[str]:
-    return set(state.mailbox_take(state.jobs_wanted_key(pipeline)))
-
-
-def _jobs_wanted(
-    units: Iterable[UnitSnapshot], pipeline: str, requested: set[str]
-) -> list[UnitSnapshot]:
+def _jobs_wanted(pipeline: str) -> list[Unit]:
     """Units whose jobs changed since they were last fetched.
 
     Finished units only when Lookout saw them finish (one last fetch) or someone asked:
     a big pipeline's history is not fetched job by job in the background.
     """
-    candidates = [
-        unit
-        for unit in units
-        if not unit.hidden
-        and unit.status not in (UNKNOWN, PENDING)
-        and unit.kind
-        and (not unit.finished or unit.extra.get("seen_finishing") or unit.uuid in requested)
-    ]
-    entries = state.jobs_load_many(pipeline, [unit.uuid for unit in candidates])
-    wanted = [
-        unit
-        for unit in candidates
-        if (entry := entries.get(unit.uuid)) is None
-        or entry.get("unit_updated_at") != unit.updated_at
-    ]
+    candidates = (
+        Unit.objects.filter(pipeline=pipeline, hidden=False)
+        .exclude(status__in=(UNKNOWN, PENDING))
+        .exclude(kind="")
+        .filter(
+            ~Q(status__in=FINAL_STATUSES)
+            | Q(awaiting_sip_uuid=True)
+            | Q(seen_finishing=True)
+            | Q(jobs_requested_at__isnull=False)
+        )
+        .select_related("job_list")
+    )
+    wanted = []
+    for unit in candidates:
+        entry = getattr(unit, "job_list", None)
+        if entry is None or entry.unit_updated_at != unit.updated_at:
+            wanted.append(unit)
+        elif unit.jobs_requested_at is not None:
+            unit.jobs_requested_at = None  # already fresh: the request is answered
+            Unit.objects.filter(pk=unit.pk).update(jobs_requested_at=None)
     # Pages someone is looking at first, then moving units, then the most recently changed.
-    wanted.sort(key=lambda u: (u.uuid not in requested, u.finished, -u.updated_at.timestamp()))
+    wanted.sort(key=lambda u: (u.jobs_requested_at is None, u.finished, -u.updated_at.timestamp()))
     return wanted
 
 
@@ -434,9 +501,7 @@ def jobs_refresh(
     service = f"jobs:{pipeline.slug}"
     started = time.monotonic()
     limit = settings.LOOKOUT_JOBS_PER_CYCLE if limit is None else limit
-    units = state.units_load(pipeline.slug)
-    requested = _take_jobs_requests(pipeline.slug)
-    wanted = _jobs_wanted(units.values(), pipeline.slug, requested)[:limit]
+    wanted = _jobs_wanted(pipeline.slug)[:limit]
     try:
         client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:
@@ -448,11 +513,15 @@ def jobs_refresh(
             failed += 1
             log.warning("jobs of %s not refreshed: %s", unit.uuid, result)
             continue
-        state.jobs_save(
-            pipeline.slug,
-            unit.uuid,
-            {"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": plain(list(result))},
+        UnitJobs.objects.update_or_create(
+            unit=unit,
+            defaults={
+                "fetched_at": now,
+                "unit_updated_at": unit.updated_at,
+                "jobs": plain(list(result)),
+            },
         )
+        Unit.objects.filter(pk=unit.pk).update(jobs_requested_at=None, seen_finishing=False)
     return PollSummary(
         service=service,
         ok=not wanted or failed < len(wanted),

@@ -1,8 +1,8 @@
 """The storage pages: overview, location browse, packages, and the package operations.
 
-Pages render what the storage poller stored. Two things go to the storage service
-while a person waits: browsing a location (live, with a short timeout) and the POST
-operations, through `dashboard.services.package_actions`.
+Pages render what the storage poller and the storage tasks stored; a browse listing is
+fetched by a task and the page polls until it is there. Only the POST operations go to
+the storage service while a person waits, through `dashboard.services.package_actions`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from dashboard import tasks
-from dashboard.clients.storage import StorageError, StorageUnavailable
 from dashboard.forms.storage import (
     BrowsePathForm,
     MoveForm,
@@ -38,7 +37,6 @@ from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import actions, package_actions
-from dashboard.services import storage as storage_services
 from dashboard.views.feedback import action_report
 from dashboard.views.units import LIVE_TRIGGER, forbidden, not_found, role_required
 
@@ -47,6 +45,8 @@ PACKAGES_PER_PAGE = 50
 STORAGE_LIVE_TRIGGER = LIVE_TRIGGER.replace("every 5s", "every 15s")
 # While a fixity check or a details fetch is under way, look sooner.
 BUSY_LIVE_TRIGGER = LIVE_TRIGGER.replace("every 5s", "every 3s")
+# A folder listing usually arrives within a second: someone is looking at "Loading…".
+LISTING_LIVE_TRIGGER = LIVE_TRIGGER.replace("every 5s", "every 1s")
 
 
 def _storage_context(**context: Any) -> dict[str, Any]:
@@ -86,22 +86,15 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-def _browse_error(exc: StorageError) -> str:
-    if isinstance(exc, StorageUnavailable):
-        return (
-            "The storage service did not answer in time or could not be reached, so this "
-            "directory cannot be shown now. Try again in a moment."
-        )
-    if exc.status == 404:
-        return "The storage service does not know this location (any more)."
-    detail = exc.upstream_message or exc.message
-    return f"The storage service could not list this directory: {detail}"
-
-
 @role_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    """One directory of a location, as a task last listed it.
+
+    Nothing stored yet (or stored a while ago): a fetch is queued and the listing part
+    polls until it arrives. POST is the Refresh button: it queues a fresh fetch.
+    """
     location = storage_selectors.location_get(uuid=str(uuid))
     if location is None:
         return not_found(request, "This location is not known to Lookout (or not yet).")
@@ -125,13 +118,17 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
             status=400,
         )
     path: bytes = form.cleaned_data["path"]
+    browse_url = reverse("dashboard:storage-location", args=[location.uuid])
+    if path:
+        browse_url += f"?path={encode_browse_path(path)}"
+    listing = storage_selectors.location_listing_get(location_uuid=location.uuid, path=path)
+    queued = False
+    if request.method == "POST" or listing is None or listing.stale:
+        queued = tasks.location_listing_enqueue(location.uuid, path)
+    if request.method == "POST" and not request.htmx:
+        return redirect(browse_url)
     rows: list[storage_selectors.BrowseRow] = []
-    error = ""
-    try:
-        listing = storage_services.location_browse(location_uuid=location.uuid, path=path)
-    except StorageError as exc:
-        error = _browse_error(exc)
-    else:
+    if listing is not None and listing.entries is not None:
         rows = storage_selectors.browse_rows(entries=listing.entries, path=path)
     return _render(
         request,
@@ -140,6 +137,10 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         {
             "location": location,
             "path": path,
+            "browse_url": browse_url,
+            "listing": listing,
+            "waiting": listing is None or listing.refreshing or queued,
+            "live_trigger": LISTING_LIVE_TRIGGER,
             "rows": [(row, encode_browse_path(row.raw_path)) for row in rows],
             "crumbs": [
                 (crumb, encode_browse_path(crumb.raw_path))
@@ -147,7 +148,7 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
                     location_label=location.label, path=path
                 )
             ],
-            "error": error,
+            "error": listing.error if listing is not None else "",
         },
     )
 

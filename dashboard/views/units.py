@@ -28,7 +28,7 @@ from dashboard import tasks
 from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterForm
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
-from dashboard.lib.snapshots import UnitSnapshot
+from dashboard.models import Unit
 from dashboard.selectors import audit, freshness
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions
@@ -138,7 +138,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
             "filters": filters,
             "filter_query": urlencode(filters),
             "page": page,
-            "multiple_pipelines": len({u.pipeline for u in units}) > 1,
+            "multiple_pipelines": unit_selectors.several_pipelines(),
         },
     )
 
@@ -237,7 +237,7 @@ def _safe_next(request: HttpRequest, candidate: str | None, default: str) -> str
 def _confirm(
     request: HtmxHttpRequest,
     *,
-    unit: UnitSnapshot,
+    unit: Unit,
     title: str,
     question: str,
     button: str,
@@ -268,7 +268,7 @@ def _confirm(
     return render(request, name, context, status=status)
 
 
-def _unit_or_404(request: HttpRequest, uuid: Any) -> UnitSnapshot | HttpResponse:
+def _unit_or_404(request: HttpRequest, uuid: Any) -> Unit | HttpResponse:
     unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
         return not_found(request, "This unit is not known to Lookout (or not yet).")
@@ -283,7 +283,7 @@ def _perform(
     service: Callable[..., actions.ActionResult],
     done_text: str,
     confirm: Callable[..., HttpResponse],
-    default_next: Callable[[UnitSnapshot], str],
+    default_next: Callable[[Unit], str],
 ) -> HttpResponse:
     if not request.user.has_perm(permission):
         return forbidden(request, "This action needs the operator or admin role.")
@@ -311,9 +311,7 @@ def _perform(
     return redirect(_safe_next(request, form.cleaned_data.get("next"), default_next(unit)))
 
 
-def _approve_confirm(
-    request: HtmxHttpRequest, unit: UnitSnapshot, status: int = 200
-) -> HttpResponse:
+def _approve_confirm(request: HtmxHttpRequest, unit: Unit, status: int = 200) -> HttpResponse:
     return _confirm(
         request,
         unit=unit,
@@ -326,7 +324,7 @@ def _approve_confirm(
     )
 
 
-def _hide_confirm(request: HtmxHttpRequest, unit: UnitSnapshot, status: int = 200) -> HttpResponse:
+def _hide_confirm(request: HtmxHttpRequest, unit: Unit, status: int = 200) -> HttpResponse:
     return _confirm(
         request,
         unit=unit,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +21,37 @@ from tests.support.users import PASSWORD, make_user
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+class ListingWorker:
+    """Runs queued folder listings in a thread of its own, as the Celery worker would,
+    so the page shows "Loading…" until the listing is stored. `hold()` keeps them queued."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[tuple | None] = queue.Queue()
+        self.open = threading.Event()
+        self.open.set()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def delay(self, *args: object) -> None:
+        self.jobs.put(args)
+
+    def hold(self) -> None:
+        self.open.clear()
+
+    def release(self) -> None:
+        self.open.set()
+
+    def stop(self) -> None:
+        self.open.set()
+        self.jobs.put(None)
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while (args := self.jobs.get()) is not None:
+            self.open.wait()
+            tasks.fetch_location_listing.run(*args)
+
+
 @pytest.fixture
 def simulator() -> Iterator[SimulatorProcess]:
     """The simulator in its default mode: it answers as storage service 0.23.0 does."""
@@ -27,9 +60,18 @@ def simulator() -> Iterator[SimulatorProcess]:
 
 
 @pytest.fixture
-def lookout(settings, live_server, monkeypatch, simulator) -> Iterator[str]:
+def listing_worker(monkeypatch) -> Iterator[ListingWorker]:
+    worker = ListingWorker()
+    monkeypatch.setattr(tasks.fetch_location_listing, "delay", worker.delay)
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def lookout(settings, live_server, monkeypatch, listing_worker, simulator) -> Iterator[str]:
     """Lookout on a live server after one storage poll of a running simulator."""
-    # No worker here: queued tasks run at once, in the server's thread.
+    # No Celery worker here: queued tasks run at once, in the server's thread, except
+    # folder listings, which a thread runs as a worker would.
     monkeypatch.setattr(tasks.check_package_fixity, "delay", tasks.check_package_fixity.run)
     monkeypatch.setattr(tasks.fetch_package_details, "delay", tasks.fetch_package_details.run)
     monkeypatch.setattr("dashboard.tasks.poll_storage_enqueue", lambda: None)
@@ -88,6 +130,47 @@ def test_an_operator_browses_storage_and_checks_a_package(page, lookout):
     screenshot(page, "storage-package-detail")
 
 
+def test_a_folder_shows_loading_then_its_listing_and_can_be_refreshed(
+    page, lookout, listing_worker
+):
+    log_in(page, lookout, "lena")
+    page.goto(f"{lookout}/storage/")
+
+    # The worker is busy: the page says it is loading and polls.
+    listing_worker.hold()
+    page.get_by_role("link", name="Default transfer source").click()
+    listing = page.locator("#browse-listing")
+    loading = listing.get_by_text("Loading…")
+    loading.wait_for()
+    assert listing.get_attribute("aria-busy") == "true"
+    assert page.locator(".path-crumbs").inner_text().strip() == "Default transfer source"
+    screenshot(page, "storage-browse-loading")
+
+    # The fetch runs; the listing replaces "Loading…" without a reload.
+    page.evaluate("window.sameDocument = true")
+    listing_worker.release()
+    listing.get_by_role("link", name="legacy-encodings").wait_for()
+    assert loading.count() == 0
+    assert page.evaluate("window.sameDocument === true")
+    assert "5000+ objects" in listing.inner_text()
+    assert re.search(r"Listed (< 1 s|\d+ s) ago", listing.inner_text())
+    assert listing.get_attribute("aria-busy") == "false"
+    screenshot(page, "storage-browse-listed")
+
+    # Refresh queues a fresh fetch and shows the result when it is stored.
+    address = page.url
+    listing_worker.hold()
+    listing.get_by_role("button", name="Refresh").click()
+    listing.get_by_text("refreshing…").wait_for()
+    assert "large-image-series" in listing.inner_text()
+    screenshot(page, "storage-browse-refreshing")
+    listing_worker.release()
+    listing.get_by_text("refreshing…").wait_for(state="detached")
+    assert "Listed" in listing.inner_text() and "large-image-series" in listing.inner_text()
+    # A refresh is no new page in the history.
+    assert page.url == address
+
+
 def test_the_storage_pages_fit_a_phone_screen(browser, lookout):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     phone = context.new_page()
@@ -105,6 +188,15 @@ def test_the_storage_pages_fit_a_phone_screen(browser, lookout):
             )
             screenshot(phone, name)
             assert overflow <= 0, f"{path} scrolls sideways on a phone by {overflow}px"
+        # A folder once its listing is there, with its age and Refresh button.
+        phone.goto(f"{lookout}/storage/")
+        phone.get_by_role("link", name="Default transfer source").click()
+        phone.get_by_role("button", name="Refresh").wait_for()
+        overflow = phone.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        screenshot(phone, "phone-browse")
+        assert overflow <= 0, f"the browse page scrolls sideways on a phone by {overflow}px"
     finally:
         context.close()
 

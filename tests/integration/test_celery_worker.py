@@ -1,4 +1,4 @@
-"""A real Celery worker (with beat) polls the simulator; state lands in a real Redis."""
+"""A real Celery worker (with beat) polls the simulator into its database and a real Redis."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.selectors import freshness
 from dashboard.selectors import storage as storage_selectors
-from dashboard.selectors import units as unit_selectors
 from tests.integration.conftest import point_at
 from tests.support.simulator_process import SimulatorProcess
 
@@ -34,6 +32,14 @@ def stack_env(tmp_path: Path, sim, redis_url: str) -> dict[str, str]:
         "LOOKOUT_JOBS_POLL_INTERVAL": "1",
         "LOOKOUT_STORAGE_POLL_INTERVAL": "5",
     }
+
+
+def _worker_db(tmp_path: Path, query: str) -> int:
+    try:
+        with sqlite3.connect(tmp_path / "worker.sqlite3") as db:
+            return int(db.execute(query).fetchone()[0])
+    except sqlite3.OperationalError:  # locked by the worker for a moment
+        return 0
 
 
 def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings, redis_cache):
@@ -75,8 +81,14 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
-                health = {h.service: h for h in freshness.service_health_list()}
-                if all(h.last_success_at for h in health.values()) and unit_selectors.unit_list():
+                polled = _worker_db(
+                    tmp_path,
+                    "SELECT COUNT(*) FROM dashboard_servicepoll "
+                    "WHERE last_success_at IS NOT NULL "
+                    "AND service IN ('workflow:default', 'storage')",
+                )
+                units = _worker_db(tmp_path, "SELECT COUNT(*) FROM dashboard_unit")
+                if polled == 2 and units:
                     break
                 time.sleep(0.5)
             else:
@@ -89,8 +101,7 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
             worker.terminate()
             worker.wait(timeout=30)
 
-    units = unit_selectors.unit_list()
-    assert len(units) >= 10
+    assert _worker_db(tmp_path, "SELECT COUNT(*) FROM dashboard_unit") >= 10
     assert storage_selectors.storage_summary()["locations"]
     with sqlite3.connect(tmp_path / "worker.sqlite3") as db:
         rows = db.execute("SELECT COUNT(*) FROM dashboard_statuschange").fetchone()[0]

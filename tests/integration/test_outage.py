@@ -9,7 +9,6 @@ import pytest
 import requests
 from django.utils import timezone
 
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.selectors import freshness
 from dashboard.selectors import storage as storage_selectors
@@ -17,6 +16,7 @@ from dashboard.selectors import units as unit_selectors
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from tests.integration.conftest import point_at
+from tests.support.records import jobs_of
 from tests.support.redis_server import free_port
 from tests.support.simulator_process import SimulatorProcess
 
@@ -88,7 +88,7 @@ def test_a_full_poll_learns_units_their_jobs_and_the_storage_summary(settings, r
     units = {u.uuid: u for u in unit_selectors.unit_list()}
     assert set(completed) <= set(units)
     assert any(u.awaiting_decision for u in units.values())
-    with_jobs = [u for u in units.values() if state.jobs_load("default", u.uuid)]
+    with_jobs = [u for u in units.values() if jobs_of("default", u.uuid)]
     assert len(with_jobs) == jobs.refreshed > 0
     summary = storage_selectors.storage_summary()
     assert summary["locations"] and summary["package_counts"]["AIP"] >= 0

@@ -7,13 +7,13 @@ import pytest
 from django.utils import timezone
 
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
-from dashboard.lib import cache_state as state
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import StatusChange
+from dashboard.models import StatusChange, Unit
 from dashboard.selectors import freshness
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, fake_units, uuid_for
+from tests.support.records import save_units, units_of
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,7 @@ def test_it_discovers_units_from_the_unapproved_waiting_and_completed_lists(pipe
 
     assert summary.ok
     assert summary.discovered == 3
-    units = state.units_load(pipeline.slug)
+    units = units_of(pipeline.slug)
     assert units[uuid_for(1)].awaiting_approval
     assert units[uuid_for(1)].kind == "transfer"
     assert units[uuid_for(2)].kind == "sip"
@@ -116,7 +116,7 @@ def test_a_finished_unit_is_never_polled_again(pipeline, client):
         poll(pipeline, client, now + timedelta(minutes=minute))
 
     assert client.count("get_ingest_status") == calls_before
-    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "FAILED"
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "FAILED"
 
 
 def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pipeline, client):
@@ -155,7 +155,7 @@ def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
 
     assert summary.ok
     assert summary.failed_units == 1
-    units = state.units_load(pipeline.slug)
+    units = units_of(pipeline.slug)
     assert units[uuid_for(1)].status == "USER_INPUT"
     assert units[uuid_for(3)].status == "USER_INPUT"
     assert units[uuid_for(2)].poll_error
@@ -180,7 +180,7 @@ def test_it_keeps_the_last_state_and_marks_the_service_stale_when_upstream_is_do
     summary = poll(pipeline, client, now + timedelta(minutes=5))
 
     assert not summary.ok
-    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
     health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(minutes=5))}
     workflow = health[f"workflow:{pipeline.slug}"]
     assert workflow.stale
@@ -201,7 +201,7 @@ def test_it_recovers_once_the_service_answers_again(pipeline, client):
     assert summary.ok
     health = {h.service: h for h in freshness.service_health_list(now=now + timedelta(seconds=11))}
     assert not health[f"workflow:{pipeline.slug}"].stale
-    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "PROCESSING"
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "PROCESSING"
 
 
 def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
@@ -214,13 +214,15 @@ def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
     transfer.status = UnitStatusValue.COMPLETE
     transfer.sip_uuid = uuid_for(2)
 
-    poll(pipeline, client, now + timedelta(seconds=10))
-    poll(pipeline, client, now + timedelta(seconds=20))
+    summary = poll(pipeline, client, now + timedelta(seconds=10))
 
-    sip = state.units_load(pipeline.slug)[uuid_for(2)]
+    # In the same cycle that saw the transfer complete, not one cycle later.
+    sip = units_of(pipeline.slug)[uuid_for(2)]
     assert sip.kind == "sip"
     assert sip.transfer_uuid == uuid_for(1)
     assert sip.status == "PROCESSING"
+    assert client.count("get_ingest_status") == 1
+    assert summary.discovered == 1
 
 
 def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(pipeline, client):
@@ -228,13 +230,13 @@ def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears
     unit_services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")
     now = timezone.now()
     poll(pipeline, client, now)
-    assert state.units_load(pipeline.slug)[uuid_for(1)].awaiting_sip_uuid
+    assert units_of(pipeline.slug)[uuid_for(1)].awaiting_sip_uuid
 
     client.add(FakeUnit(uuid_for(2), kind=UnitKind.SIP))
     transfer.sip_uuid = uuid_for(2)
     poll(pipeline, client, now + timedelta(seconds=10))
 
-    units = state.units_load(pipeline.slug)
+    units = units_of(pipeline.slug)
     assert not units[uuid_for(1)].awaiting_sip_uuid
     assert units[uuid_for(1)].finished
     assert uuid_for(2) in units
@@ -246,7 +248,7 @@ def test_a_unit_whose_status_cannot_be_determined_yet_shows_as_pending(pipeline,
 
     poll(pipeline, client)
 
-    assert state.units_load(pipeline.slug)[uuid_for(1)].status == "PENDING"
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "PENDING"
 
 
 def test_units_already_finished_when_first_seen_get_details_within_the_backfill_budget(
@@ -268,7 +270,7 @@ def test_units_already_finished_when_first_seen_get_details_within_the_backfill_
     assert first.refreshed == 2
     assert client.count("get_ingest_status") == 5
     assert StatusChange.objects.count() == 0
-    assert all(u.name.startswith("unit-") for u in state.units_load(pipeline.slug).values())
+    assert all(u.name.startswith("unit-") for u in units_of(pipeline.slug).values())
 
 
 def test_a_unit_the_service_no_longer_knows_is_dropped_after_repeated_not_found(pipeline, client):
@@ -276,11 +278,11 @@ def test_a_unit_the_service_no_longer_knows_is_dropped_after_repeated_not_found(
     now = timezone.now()
     poll(pipeline, client, now)
     poll(pipeline, client, now + timedelta(seconds=10))
-    assert uuid_for(9) in state.units_load(pipeline.slug)
+    assert uuid_for(9) in units_of(pipeline.slug)
 
     poll(pipeline, client, now + timedelta(seconds=20))
 
-    assert uuid_for(9) not in state.units_load(pipeline.slug)
+    assert uuid_for(9) not in units_of(pipeline.slug)
 
 
 def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
@@ -294,13 +296,13 @@ def test_a_hidden_unit_is_neither_listed_nor_polled(pipeline, client):
     )
     now = timezone.now()
     poll(pipeline, client, now)
-    state.hidden_add(pipeline.slug, uuid_for(1))
+    Unit.objects.filter(pipeline=pipeline.slug, uuid=uuid_for(1)).update(hidden=True)
     client.calls.clear()
 
     poll(pipeline, client, now + timedelta(minutes=5))
 
     assert client.count("get_ingest_status") == 0
-    assert unit_selectors.unit_list() == []
+    assert list(unit_selectors.unit_list()) == []
 
 
 def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
@@ -313,7 +315,7 @@ def test_an_emptied_cache_does_not_duplicate_history(pipeline, client):
         )
     )
     poll(pipeline, client)
-    state.units_save(pipeline.slug, {})
+    save_units(pipeline.slug, {})
 
     poll(pipeline, client)
 
@@ -349,10 +351,20 @@ def test_several_pipelines_are_kept_apart_in_cache_history_and_lists(settings):
     poll(east, east_client)
     poll(west, west_client)
 
-    assert set(state.units_load("east")) == {uuid_for(1)}
-    assert set(state.units_load("west")) == {uuid_for(2)}
+    assert set(units_of("east")) == {uuid_for(1)}
+    assert set(units_of("west")) == {uuid_for(2)}
     assert {u.pipeline for u in unit_selectors.unit_list()} == {"east", "west"}
     assert [u.name for u in unit_selectors.unit_list(pipeline="west")] == ["from-west"]
     assert set(StatusChange.objects.values_list("pipeline", flat=True)) == {"east", "west"}
     health = {h.service for h in freshness.service_health_list()}
     assert {"workflow:east", "workflow:west", "storage"} == health
+
+
+def test_a_transfer_sent_to_backlog_says_so_in_the_api(pipeline, client, admin_client):
+    client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.COMPLETE, sent_to_backlog=True))
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+
+    poll(pipeline, client)
+
+    (item,) = admin_client.get("/api/v1/units/").json()["results"]
+    assert item["sent_to_backlog"] is True

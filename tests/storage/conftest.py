@@ -44,6 +44,7 @@ def queued(monkeypatch) -> list[tuple[str, tuple]]:
     for task in (
         tasks.check_package_fixity,
         tasks.fetch_package_details,
+        tasks.fetch_location_listing,
         tasks.poll_storage,
     ):
         monkeypatch.setattr(
@@ -72,3 +73,27 @@ def polled(fake):
     )
     storage_services.storage_poll()
     return fake
+
+
+@pytest.fixture
+def browsable(polled):
+    """The polled fake, with a few folders of the transfer source to browse."""
+    from tests.storage.fakes import TRANSFER_SOURCE, browse_listing
+
+    polled.listings[TRANSFER_SOURCE] = {
+        b"": browse_listing(
+            {
+                "transfer-1": {"object count": 3},
+                "large-image-series": {"object count": "5000+"},
+                "dir with space": {"object count": 1},
+                "<script>alert(3)</script>": {"object count": 0},
+                "readme.txt": {"size": 2048},
+            }
+        ),
+        b"legacy": browse_listing(
+            {b"caf\xe9-menu.txt": {"size": 512}, "ordinary.txt": {"size": 10}}
+        ),
+        b"transfer-1": browse_listing({"objects": {"object count": 2}}),
+        b"transfer-1/objects": browse_listing({"\u00e9-file.txt": {"size": 11}}),
+    }
+    return polled

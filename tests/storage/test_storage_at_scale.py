@@ -15,6 +15,7 @@ import requests
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from dashboard import tasks
 from dashboard.clients.storage import StorageClient
 from dashboard.forms.storage import encode_browse_path
 from dashboard.lib import cache_state as state
@@ -171,7 +172,9 @@ def test_the_api_filters_packages_like_the_page(operator, sim):
     assert body["count"] == upstream["packages_by_status"]["DEL_REQ"]
 
 
-def test_browsing_the_transfer_source_lists_odd_names_and_capped_counts(client, operator, restored):
+def test_browsing_the_transfer_source_lists_odd_names_and_capped_counts(
+    client, operator, restored, queued
+):
     source = next(
         loc
         for loc in restored["summary"]["locations"]
@@ -180,13 +183,18 @@ def test_browsing_the_transfer_source_lists_odd_names_and_capped_counts(client, 
     client.force_login(operator)
     url = reverse("dashboard:storage-location", args=[source["uuid"]])
 
-    top = client.get(url).content.decode()
-    legacy = client.get(
-        url + "?path=" + encode_browse_path(b"legacy-encodings/objects")
-    ).content.decode()
-    spaced = client.get(
-        url + "?path=" + encode_browse_path(b"dir with space/objects")
-    ).content.decode()
+    def browse(path: bytes) -> str:
+        """Open the folder, run the fetch it queued as the worker would, open it again."""
+        page = url + ("?path=" + encode_browse_path(path) if path else "")
+        assert "Loading…" in client.get(page).content.decode()
+        name, args = queued.pop()
+        assert name == "dashboard.tasks.fetch_location_listing"
+        assert tasks.fetch_location_listing.run(*args) == "fetched"
+        return client.get(page).content.decode()
+
+    top = browse(b"")
+    legacy = browse(b"legacy-encodings/objects")
+    spaced = browse(b"dir with space/objects")
 
     assert "large-image-series" in top and "5000+ objects" in top
     assert "dir with space" in top and "\u00dcn\u00efc\u00f6d\u00e9-transfer" in top

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -12,8 +13,9 @@ from django.core.cache import cache
 from dashboard import tasks
 from dashboard.lib.locks import cache_lock
 from dashboard.models import FixityCheck
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
-from tests.storage.fakes import package_uuid
+from tests.storage.fakes import TRANSFER_SOURCE, package_uuid
 
 pytestmark = pytest.mark.django_db
 
@@ -39,6 +41,84 @@ def test_a_package_page_queues_its_details_once_a_minute(polled, queued):
     assert not tasks.package_details_enqueue(package_uuid(1))
 
     assert [name for name, _ in queued].count("dashboard.tasks.fetch_package_details") == 1
+
+
+def test_fetching_a_listing_stores_it_for_the_browse_page(browsable):
+    path_b64 = base64.b64encode(b"legacy").decode()
+
+    assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, path_b64) == "fetched"
+
+    stored = cache.get(storage_services.listing_key(TRANSFER_SOURCE, b"legacy"))
+    assert {entry["raw_name"] for entry in stored["entries"]} == {
+        b"caf\xe9-menu.txt",
+        b"ordinary.txt",
+    }
+    assert browsable.calls[-1] == ("browse_location", (TRANSFER_SOURCE, b"legacy"), {})
+
+
+def test_a_listing_that_fails_is_stored_and_reported(browsable):
+    browsable.down = True
+
+    result = tasks.fetch_location_listing.run(TRANSFER_SOURCE, "")
+
+    assert result.startswith("error: The storage service did not answer in time")
+    assert cache.get(storage_services.listing_key(TRANSFER_SOURCE, b""))["error"]
+
+
+def test_a_second_fetch_of_the_same_directory_waits_for_the_first(browsable):
+    lock = f"location-listing:{storage_services.listing_id(TRANSFER_SOURCE, b'legacy')}"
+    with cache_lock(lock, ttl=30):
+        assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, "bGVnYWN5") == "skipped"
+        # Another directory of the same location is not held up.
+        assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, "") == "fetched"
+    assert browsable.calls[-1] == ("browse_location", (TRANSFER_SOURCE, b""), {})
+
+
+def test_a_browse_page_queues_one_listing_at_a_time_per_directory(browsable, queued):
+    assert tasks.location_listing_enqueue(TRANSFER_SOURCE, b"caf\xe9")
+    # Polls and clicks meanwhile queue nothing more.
+    assert not tasks.location_listing_enqueue(TRANSFER_SOURCE, b"caf\xe9")
+    # Another directory is fetched apart.
+    assert tasks.location_listing_enqueue(TRANSFER_SOURCE, b"")
+
+    assert queued == [
+        ("dashboard.tasks.fetch_location_listing", (TRANSFER_SOURCE, "Y2Fm6Q==")),
+        ("dashboard.tasks.fetch_location_listing", (TRANSFER_SOURCE, "")),
+    ]
+    # Once the fetch has answered, a Refresh queues a new one.
+    tasks.fetch_location_listing.run(TRANSFER_SOURCE, "Y2Fm6Q==")
+    assert tasks.location_listing_enqueue(TRANSFER_SOURCE, b"caf\xe9")
+
+
+def test_a_queued_listing_is_waited_for_until_it_is_stored(browsable):
+    storage_services.location_listing_fetch(location_uuid=TRANSFER_SOURCE, path=b"")
+
+    tasks.location_listing_enqueue(TRANSFER_SOURCE, b"")
+
+    assert storage_selectors.location_listing_get(
+        location_uuid=TRANSFER_SOURCE, path=b""
+    ).refreshing
+
+
+def test_a_listing_the_broker_refuses_is_not_waited_for_and_can_be_queued_again(
+    browsable, monkeypatch
+):
+    from kombu.exceptions import OperationalError
+
+    storage_services.location_listing_fetch(location_uuid=TRANSFER_SOURCE, path=b"")
+
+    def refuse(*args):
+        raise OperationalError("broker down")
+
+    monkeypatch.setattr(tasks.fetch_location_listing, "delay", refuse)
+
+    assert not tasks.location_listing_enqueue(TRANSFER_SOURCE, b"")
+    assert not storage_selectors.location_listing_get(
+        location_uuid=TRANSFER_SOURCE, path=b""
+    ).refreshing
+    # Nothing is under way: the next page load may try again.
+    monkeypatch.setattr(tasks.fetch_location_listing, "delay", lambda *args: None)
+    assert tasks.location_listing_enqueue(TRANSFER_SOURCE, b"")
 
 
 def test_a_fixity_check_that_runs_out_of_time_is_recorded(polled, monkeypatch):
@@ -74,6 +154,7 @@ def test_a_fresh_worker_registers_the_storage_tasks():
         "the worker must know the storage tasks; " + done.stderr
     )
     assert "dashboard.tasks.fetch_package_details" in done.stdout
+    assert "dashboard.tasks.fetch_location_listing" in done.stdout
 
 
 def test_a_missing_pointer_file_is_shown_as_such(polled):

@@ -7,6 +7,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
+from dashboard import tasks
 from dashboard.clients.storage import Location, LocationPurpose
 from dashboard.services import storage as storage_services
 from tests.storage.fakes import (
@@ -286,28 +287,7 @@ def test_upstream_names_are_escaped(client, fake, viewer):
 
 # --------------------------------------------------------------------------- browse
 
-
-@pytest.fixture
-def browsable(polled):
-    from tests.storage.fakes import browse_listing
-
-    polled.listings[TRANSFER_SOURCE] = {
-        b"": browse_listing(
-            {
-                "transfer-1": {"object count": 3},
-                "large-image-series": {"object count": "5000+"},
-                "dir with space": {"object count": 1},
-                "<script>alert(3)</script>": {"object count": 0},
-                "readme.txt": {"size": 2048},
-            }
-        ),
-        b"legacy": browse_listing(
-            {b"caf\xe9-menu.txt": {"size": 512}, "ordinary.txt": {"size": 10}}
-        ),
-        b"transfer-1": browse_listing({"objects": {"object count": 2}}),
-        b"transfer-1/objects": browse_listing({"\u00e9-file.txt": {"size": 11}}),
-    }
-    return polled
+LISTING_TASK = "dashboard.tasks.fetch_location_listing"
 
 
 def _browse(client, path: bytes = b"", **headers):
@@ -319,7 +299,67 @@ def _browse(client, path: bytes = b"", **headers):
     return client.get(url, **headers)
 
 
-def test_browsing_shows_decoded_names_counts_and_sizes(client, browsable, viewer):
+def _listed(path: bytes = b"") -> None:
+    """What the worker does with the queued fetch."""
+    storage_services.location_listing_fetch(location_uuid=TRANSFER_SOURCE, path=path)
+
+
+def _stored_at(path: bytes, moment) -> None:
+    """Make the stored listing of `path` look fetched at `moment`."""
+    key = storage_services.listing_key(TRANSFER_SOURCE, path)
+    stored = cache.get(key)
+    cache.set(key, {**stored, "listed_at": moment, "fetched_at": moment})
+
+
+def test_a_folder_not_listed_yet_queues_a_fetch_and_shows_loading(
+    client, browsable, viewer, queued
+):
+    client.force_login(viewer)
+
+    response = _browse(client, b"transfer-1")
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Loading…" in body
+    assert 'aria-busy="true"' in body
+    # The listing part polls itself until the listing is stored.
+    assert 'hx-trigger="every 1s' in body
+    assert queued == [(LISTING_TASK, (TRANSFER_SOURCE, "dHJhbnNmZXItMQ=="))]
+    # The page itself never asks the storage service.
+    assert browsable.count("browse_location") == 0
+
+
+def test_an_htmx_poll_before_the_listing_arrives_gets_the_loading_part_again(
+    client, browsable, viewer, queued
+):
+    client.force_login(viewer)
+    _browse(client)
+
+    body = _browse(client, HTTP_HX_REQUEST="true").content.decode()
+
+    assert 'id="browse-listing"' in body and "<html" not in body
+    assert "Loading…" in body and 'hx-trigger="every 1s' in body
+    # One fetch queued, however often the part polls.
+    assert [name for name, _ in queued] == [LISTING_TASK]
+
+
+def test_the_htmx_poll_after_the_fetch_shows_the_listing_and_stops_polling(
+    client, browsable, viewer
+):
+    client.force_login(viewer)
+    _browse(client)
+    _listed()
+
+    body = _browse(client, HTTP_HX_REQUEST="true").content.decode()
+
+    assert 'id="browse-listing"' in body and "<html" not in body
+    assert "transfer-1" in body and "Loading…" not in body
+    assert "hx-trigger" not in body
+    assert 'aria-busy="false"' in body
+
+
+def test_browsing_shows_decoded_names_counts_and_sizes(client, browsable, viewer, queued):
+    _listed()
     client.force_login(viewer)
 
     body = _browse(client).content.decode()
@@ -328,11 +368,74 @@ def test_browsing_shows_decoded_names_counts_and_sizes(client, browsable, viewer
     assert "5000+ objects" in body
     assert "3 objects" in body
     assert "2.0\xa0KB" in body
+    # Fresh enough: nothing queued, nothing polled.
+    assert queued == [] and "hx-trigger" not in body
+
+
+def test_a_stored_listing_says_how_old_it_is_and_offers_a_refresh(client, browsable, viewer):
+    _listed()
+    _stored_at(b"", timezone.now() - timedelta(minutes=2))
+    client.force_login(viewer)
+
+    body = _browse(client).content.decode()
+
+    assert "Listed 2 min ago" in body
+    assert ">Refresh</button>" in body
+    assert f'hx-post="{reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])}"' in body
+
+
+def test_an_old_listing_is_shown_while_a_fresh_one_is_fetched(client, browsable, viewer, queued):
+    _listed()
+    _stored_at(b"", timezone.now() - timedelta(minutes=10))
+    client.force_login(viewer)
+
+    body = _browse(client).content.decode()
+
+    assert "Listed 10 min ago" in body and "transfer-1" in body
+    assert "refreshing…" in body and 'hx-trigger="every 1s' in body
+    assert [name for name, _ in queued] == [LISTING_TASK]
+
+
+def test_refresh_queues_a_fresh_fetch_and_polls_until_it_is_stored(
+    client, browsable, viewer, queued
+):
+    _listed(b"transfer-1")
+    client.force_login(viewer)
+    from dashboard.forms.storage import encode_browse_path
+
+    url = reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])
+    url += "?path=" + encode_browse_path(b"transfer-1")
+    response = client.post(url, HTTP_HX_REQUEST="true")
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in body and "objects" in body
+    assert "refreshing…" in body and 'hx-trigger="every 1s' in body
+    assert queued == [(LISTING_TASK, (TRANSFER_SOURCE, "dHJhbnNmZXItMQ=="))]
+
+    _listed(b"transfer-1")
+    polled = _browse(client, b"transfer-1", HTTP_HX_REQUEST="true").content.decode()
+
+    assert "refreshing…" not in polled and "hx-trigger" not in polled
+
+
+def test_refresh_without_htmx_queues_a_fetch_and_goes_back_to_the_folder(
+    client, browsable, viewer, queued
+):
+    _listed()
+    client.force_login(viewer)
+    url = reverse("dashboard:storage-location", args=[TRANSFER_SOURCE])
+
+    response = client.post(url)
+
+    assert response.status_code == 302 and response["Location"] == url
+    assert [name for name, _ in queued] == [LISTING_TASK]
 
 
 def test_browsing_links_directories_with_their_path(client, browsable, viewer):
     from dashboard.forms.storage import encode_browse_path
 
+    _listed()
     client.force_login(viewer)
 
     body = _browse(client).content.decode()
@@ -340,13 +443,17 @@ def test_browsing_links_directories_with_their_path(client, browsable, viewer):
     assert f"?path={encode_browse_path(b'transfer-1')}" in body
 
 
-def test_browsing_a_subdirectory_shows_breadcrumbs_back_up(client, browsable, viewer):
+def test_browsing_a_subdirectory_shows_breadcrumbs_back_up(client, browsable, viewer, queued):
     from dashboard.forms.storage import encode_browse_path
 
     client.force_login(viewer)
+    loading = _browse(client, b"transfer-1/objects").content.decode()
+    tasks.fetch_location_listing.run(*queued[-1][1])
 
     body = _browse(client, b"transfer-1/objects").content.decode()
 
+    # The breadcrumbs are there at once, before the listing.
+    assert f"?path={encode_browse_path(b'transfer-1')}" in loading
     assert "\u00e9-file.txt" in body
     assert f"?path={encode_browse_path(b'transfer-1')}" in body
     assert 'aria-current="location">objects<' in body
@@ -354,6 +461,7 @@ def test_browsing_a_subdirectory_shows_breadcrumbs_back_up(client, browsable, vi
 
 
 def test_a_name_that_is_not_utf8_is_shown_readably(client, browsable, viewer):
+    _listed(b"legacy")
     client.force_login(viewer)
 
     body = _browse(client, b"legacy").content.decode()
@@ -364,6 +472,7 @@ def test_a_name_that_is_not_utf8_is_shown_readably(client, browsable, viewer):
 
 
 def test_browse_names_are_escaped(client, browsable, viewer):
+    _listed()
     client.force_login(viewer)
 
     body = _browse(client).content.decode()
@@ -373,6 +482,7 @@ def test_browse_names_are_escaped(client, browsable, viewer):
 
 
 def test_an_htmx_browse_returns_only_the_listing(client, browsable, viewer):
+    _listed(b"transfer-1")
     client.force_login(viewer)
 
     body = _browse(client, b"transfer-1", HTTP_HX_REQUEST="true").content.decode()
@@ -381,16 +491,66 @@ def test_an_htmx_browse_returns_only_the_listing(client, browsable, viewer):
     assert "objects" in body
 
 
+def test_an_empty_folder_says_so(client, browsable, viewer):
+    _listed(b"nothing-here")
+    client.force_login(viewer)
+
+    body = _browse(client, b"nothing-here").content.decode()
+
+    assert "This folder is empty" in body and "Loading…" not in body
+
+
 def test_browsing_when_the_storage_service_does_not_answer_says_so(client, browsable, viewer):
     from dashboard.clients.storage import StorageUnavailable
 
     browsable.failures["browse_location"] = StorageUnavailable("timed out", service="storage")
+    _listed()
+    client.force_login(viewer)
+
+    response = _browse(client)
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "did not answer in time" in body
+    assert "tried &lt; 1 s ago" in body or "tried < 1 s ago" in body
+    assert "Loading…" not in body and "hx-trigger" not in body
+    assert ">Refresh</button>" in body
+
+
+def test_when_the_storage_service_is_down_the_last_listing_stays_with_the_error(
+    client, browsable, viewer
+):
+    _listed()
+    _stored_at(b"", timezone.now() - timedelta(minutes=5))
+    browsable.down = True
+    _listed()
+    client.force_login(viewer)
+
+    body = _browse(client).content.decode()
+
+    assert "did not answer in time" in body and "the listing below is older" in body
+    assert "Listed 5 min ago" in body and "transfer-1" in body
+
+
+def test_the_storage_service_refusing_a_listing_is_shown_in_its_words(client, browsable, viewer):
+    from dashboard.clients.storage import StorageResponseError
+
+    browsable.failures["browse_location"] = StorageResponseError(
+        "storage service answered 500",
+        service="storage",
+        status=500,
+        upstream_message="Path is not within location",
+    )
+    _listed()
     client.force_login(viewer)
 
     response = _browse(client)
 
     assert response.status_code == 200
-    assert "did not answer in time" in response.content.decode()
+    assert (
+        "The storage service could not list this directory: Path is not within location"
+        in response.content.decode()
+    )
 
 
 def test_browsing_uses_a_short_timeout_and_no_retries(fake):
@@ -398,6 +558,22 @@ def test_browsing_uses_a_short_timeout_and_no_retries(fake):
 
     assert client.timeout == storage_services.BROWSE_TIMEOUT
     assert client.retries == 1
+
+
+def test_the_storage_views_never_import_the_clients():
+    import ast
+    from pathlib import Path
+
+    import dashboard.views.storage as module
+
+    tree = ast.parse(Path(module.__file__).read_text())
+    imported = [
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    ]
+    assert not [name for name in imported if name and name.startswith("dashboard.clients")]
 
 
 def test_a_damaged_browse_path_is_a_400_with_a_message(client, browsable, viewer):

@@ -1,4 +1,4 @@
-"""Put units, jobs and freshness records in the cache the way the pollers do."""
+"""Put units, jobs and freshness records in the database the way the pollers do."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from dashboard.lib import cache_state as state
-from dashboard.lib.snapshots import UnitSnapshot
+from dashboard.models import ServicePoll, Unit, UnitJobs
 
 PIPELINE = "default"
 XSS_NAME = "<img src=x onerror=alert(1)>"
@@ -23,7 +22,7 @@ def job_uuid_for(number: int) -> str:
     return f"10000000-0000-4000-8000-{number:012d}"
 
 
-def unit(number: int, *, minutes_ago: float = 1, **fields: Any) -> UnitSnapshot:
+def unit(number: int, *, minutes_ago: float = 1, **fields: Any) -> Unit:
     now = timezone.now()
     values: dict[str, Any] = {
         "pipeline": PIPELINE,
@@ -39,12 +38,12 @@ def unit(number: int, *, minutes_ago: float = 1, **fields: Any) -> UnitSnapshot:
         "last_polled_at": now - timedelta(seconds=5),
     }
     values.update(fields)
-    return UnitSnapshot(**values)
+    return Unit(**values)
 
 
 def waiting_unit(
     number: int, *, approval: bool = True, minutes_waiting: float = 5, **fields: Any
-) -> UnitSnapshot:
+) -> Unit:
     since = timezone.now() - timedelta(minutes=minutes_waiting)
     values: dict[str, Any] = {
         "status": "USER_INPUT",
@@ -59,10 +58,11 @@ def waiting_unit(
     return unit(number, **values)
 
 
-def seed(*units: UnitSnapshot) -> list[UnitSnapshot]:
-    known = state.units_load(PIPELINE)
-    known.update({u.uuid: u for u in units})
-    state.units_save(PIPELINE, known)
+def seed(*units: Unit) -> list[Unit]:
+    """Store the units, replacing any earlier row of the same pipeline and UUID."""
+    for unit in units:
+        Unit.objects.filter(pipeline=unit.pipeline, uuid=unit.uuid).delete()
+        unit.save()
     return list(units)
 
 
@@ -107,11 +107,10 @@ def job(
     }
 
 
-def seed_jobs(of: UnitSnapshot, jobs: list[dict[str, Any]]) -> None:
-    state.jobs_save(
-        of.pipeline,
-        of.uuid,
-        {"fetched_at": timezone.now(), "unit_updated_at": of.updated_at, "jobs": jobs},
+def seed_jobs(of: Unit, jobs: list[dict[str, Any]]) -> None:
+    UnitJobs.objects.update_or_create(
+        unit=of,
+        defaults={"fetched_at": timezone.now(), "unit_updated_at": of.updated_at, "jobs": jobs},
     )
 
 
@@ -119,17 +118,18 @@ def mark_polled(*, ok: bool = True, seconds_ago: float = 3, error: str = "") -> 
     """A freshness record for the workflow service: a good poll, or an outage after one."""
     now = timezone.now()
     if ok:
-        record = state.Freshness(
+        record = ServicePoll(
             service=f"workflow:{PIPELINE}",
             last_attempt_at=now - timedelta(seconds=seconds_ago),
             last_success_at=now - timedelta(seconds=seconds_ago),
         )
     else:
-        record = state.Freshness(
+        record = ServicePoll(
             service=f"workflow:{PIPELINE}",
             last_attempt_at=now - timedelta(seconds=5),
             last_success_at=now - timedelta(seconds=seconds_ago),
             last_error=error or "workflow service could not be reached: connection refused",
             last_error_at=now - timedelta(seconds=5),
         )
-    state.freshness_save(record)
+    ServicePoll.objects.filter(service=record.service).delete()
+    record.save()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from dashboard.lib import cache_state as state
+from dashboard.models import Unit
 from tests.views.seed import (
     XSS_ESCAPED,
     XSS_NAME,
@@ -154,11 +154,9 @@ def test_it_escapes_a_hostile_unit_and_job_name(viewer):
 
 
 def test_opening_a_unit_whose_jobs_are_not_fetched_asks_the_worker_for_them(viewer):
-    from django.core.cache import cache
-
     seed(unit(1, name="old one", status="COMPLETE", microservice="Remove the processing directory"))
 
     response = viewer.get(URL)
 
     assert response.status_code == 200
-    assert uuid_for(1) in (cache.get(state.jobs_wanted_key("default")) or [])
+    assert Unit.objects.get(uuid=uuid_for(1)).jobs_requested_at is not None

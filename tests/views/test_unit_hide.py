@@ -3,10 +3,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from dashboard.lib import cache_state as state
 from dashboard.models import AuditEntry
 from dashboard.services import actions
 from tests.fakes import FakeUnit, FakeWorkflowClient
+from tests.support.records import hidden_of
 from tests.support.users import make_user
 from tests.views.seed import PIPELINE, XSS_ESCAPED, XSS_NAME, seed, unit, uuid_for
 
@@ -33,7 +33,7 @@ def test_an_operator_hides_a_finished_unit(operator, fake):
     assert response.redirect_chain[-1][0] == f"/units/{uuid_for(1)}/"
     assert "Hidden: finished." in response.content.decode()
     assert fake.calls == [("hide_transfer", (uuid_for(1),))]
-    assert uuid_for(1) in state.hidden_load(PIPELINE)
+    assert uuid_for(1) in hidden_of(PIPELINE)
     assert "finished" not in operator.get("/units/").content.decode()
     assert AuditEntry.objects.get().action == "unit_hide"
 

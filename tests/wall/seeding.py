@@ -1,4 +1,4 @@
-"""Put a known picture into the cache and the history, as the pollers would leave it."""
+"""Put a known picture into the database and the cache, as the pollers would leave it."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dashboard.lib import cache_state as state
-from dashboard.lib.cache_state import Freshness
-from dashboard.lib.snapshots import UnitSnapshot
-from dashboard.models import StatusChange
+from dashboard.models import ServicePoll, StatusChange, Unit
 
 PIPELINES = [
     {
@@ -36,9 +34,9 @@ def unit(
     waiting_for: timedelta | None = None,
     decision: str = "",
     kind: str = "transfer",
-) -> UnitSnapshot:
+) -> Unit:
     waiting_since = now - waiting_for if waiting_for is not None else None
-    return UnitSnapshot(
+    return Unit(
         pipeline=pipeline,
         uuid=str(uuid.uuid4()),
         kind=kind,
@@ -53,8 +51,10 @@ def unit(
     )
 
 
-def save_units(units: list[UnitSnapshot], pipeline: str = "default") -> None:
-    state.units_save(pipeline, {u.uuid: u for u in units})
+def save_units(units: list[Unit], pipeline: str = "default") -> None:
+    """The pipeline's units are exactly these."""
+    Unit.objects.filter(pipeline=pipeline).delete()
+    Unit.objects.bulk_create(units)
 
 
 def change(
@@ -78,22 +78,23 @@ def change(
 
 
 def fresh(service: str, *, at: datetime, error: str = "") -> None:
-    state.freshness_save(
-        Freshness(service=service, last_attempt_at=at, last_success_at=at, last_error=error)
+    ServicePoll.objects.update_or_create(
+        service=service,
+        defaults={"last_attempt_at": at, "last_success_at": at, "last_error": error},
     )
 
 
 def failing_since(
     service: str, *, last_success: datetime | None, now: datetime, error: str
 ) -> None:
-    state.freshness_save(
-        Freshness(
-            service=service,
-            last_attempt_at=now,
-            last_success_at=last_success,
-            last_error=error,
-            last_error_at=now,
-        )
+    ServicePoll.objects.update_or_create(
+        service=service,
+        defaults={
+            "last_attempt_at": now,
+            "last_success_at": last_success,
+            "last_error": error,
+            "last_error_at": now,
+        },
     )
 
 
