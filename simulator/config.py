@@ -28,6 +28,9 @@ class SimulatorConfig:
     # Simulated "now" at start; None means the real current time. A fixed
     # value makes every timestamp repeatable across runs.
     start: datetime | None = None
+    # Answer as storage service releases before 0.17 did (big integers such as
+    # package sizes and location usage sent as strings). Off: as release 0.23.0.
+    legacy_quirks: bool = False
 
 
 def _fraction(text: str) -> float:
@@ -140,6 +143,12 @@ def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
         type=_naive_utc,
         default=None,
         help="simulated start time, ISO 8601 naive UTC (default: now)",
+    )
+    add(
+        "--legacy-quirks",
+        action="store_true",
+        default=defaults.legacy_quirks,
+        help="answer as storage service releases before 0.17 (numbers sent as strings)",
     )
 
 

@@ -1,9 +1,15 @@
-"""The built-in processing configurations as `processingMCP` XML documents."""
+"""The built-in processing configurations as `processingMCP` XML documents.
+
+Each `goToChain` holds what real configuration files hold: the UUID of a chain, or of
+a replacement choice (the dashboard posts those as an index, a file names them by
+UUID), and a storage location URI for the "Store AIP/DIP location" decisions.
+"""
 
 from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from simulator.ids import derived_uuid
 from simulator.workflow_data import DECISION_POINTS, DecisionPoint
 
 BUILTIN_NAMES = ("automated", "default")
@@ -14,6 +20,11 @@ def _answers(name: str) -> list[DecisionPoint]:
         return [point for point in DECISION_POINTS if point.answered_by_default_config]
     # "automated" answers everything except the transfer approval.
     return [point for point in DECISION_POINTS if point.group != "Approve transfer"]
+
+
+def go_to_chain(point: DecisionPoint, value: str) -> str:
+    """A choice as a configuration file names it: a replacement index becomes its UUID."""
+    return derived_uuid("replacement", point.link_id, value) if value.isdigit() else value
 
 
 def builtin_config(name: str) -> str:
@@ -31,7 +42,7 @@ def builtin_config(name: str) -> str:
             f"    <!-- {escape(point.job)}: {escape(label)} -->",
             "    <preconfiguredChoice>",
             f"      <appliesTo>{point.link_id}</appliesTo>",
-            f"      <goToChain>{escape(value)}</goToChain>",
+            f"      <goToChain>{escape(go_to_chain(point, value))}</goToChain>",
             "    </preconfiguredChoice>",
         ]
     lines += ["  </preconfiguredChoices>", "</processingMCP>", ""]

@@ -66,7 +66,10 @@ SIP = "SIP"
 FILE = "file"
 DEPOSIT = "deposit"
 PACKAGE_TYPES = (AIP, AIC, DIP, TRANSFER, SIP, FILE, DEPOSIT)
-DELETABLE_TYPES = frozenset({AIP, AIC, DIP, TRANSFER})
+# Release 0.23.0 accepts deletion requests for these (a DIP gets 405) and recovery
+# requests for AIPs and AICs only.
+DELETABLE_TYPES = frozenset({AIP, AIC, TRANSFER})
+RECOVERABLE_TYPES = frozenset({AIP, AIC})
 BAG_TYPES = frozenset({AIP, AIC})
 
 PENDING = "PENDING"
@@ -102,6 +105,13 @@ OBJECT_COUNT_CAP = 5000
 
 # How long (simulated seconds) an async package registration takes.
 ASYNC_DELAY_SECONDS = 5.0
+# How long (simulated seconds) a package stays MOVING before it lands in its new location.
+MOVE_DELAY_SECONDS = 1.0
+
+# What a reingest sends to the pipeline: `reingest_type` is lower-cased and compared
+# with these three; any other value is accepted and sends only the METS.
+REINGEST_TYPES = frozenset({"metadata", "objects", "full"})
+METS_ONLY = "mets"
 
 
 class StorageError(Exception):
@@ -111,6 +121,12 @@ class StorageError(Exception):
         super().__init__(payload)
         self.status = status
         self.payload = payload
+
+
+def reingest_sends(reingest_type: str) -> str:
+    """What a reingest of this type sends: "metadata", "objects", "full" or "mets"."""
+    lowered = reingest_type.lower()
+    return lowered if lowered in REINGEST_TYPES else METS_ONLY
 
 
 def new_uuid(rng: random.Random) -> str:
@@ -251,6 +267,24 @@ class Package:
     @property
     def takes_space(self) -> bool:
         return self.status not in STATUSES_WITHOUT_SPACE
+
+
+@dataclass(eq=False)
+class PendingMove:
+    package: Package
+    destination: Location
+    due_at: datetime
+
+
+@dataclass(frozen=True)
+class ReingestRecord:
+    """One accepted reingest: the type as sent, and what the service did with it."""
+
+    package_uuid: str
+    pipeline_uuid: str
+    reingest_type: str
+    # "metadata", "objects", "full", or "mets" when the type was none of those.
+    sent: str
 
 
 @dataclass(eq=False)
@@ -409,6 +443,9 @@ class StorageState:
         self._by_location: dict[str, dict[str, Package]] = {}
         self.requests: list[PackageRequest] = []
         self.async_tasks: dict[int, AsyncTask] = {}
+        self.moves: list[PendingMove] = []
+        self.reingests: list[ReingestRecord] = []
+        self.legacy_quirks = bool(getattr(self.config, "legacy_quirks", False))
         self.source_trees: dict[str, SourceDir] = {}
         self.pipeline_uuid = ""
         self._next_space_id = 1
@@ -711,7 +748,8 @@ class StorageState:
                     size,
                     None,
                 )
-            package.size_as_string = rng.random() < 0.1
+            # Drawn in every mode, so both modes seed the same packages.
+            package.size_as_string = rng.random() < 0.1 and self.legacy_quirks
             if rng.random() < 0.05:
                 package.misc_attributes = {"reingest_pipeline": None}
             self.add_package(package)
@@ -806,6 +844,15 @@ class StorageState:
                 kind: len(items) for kind, items in self._by_type.items() if items
             },
             "pending_requests": sum(1 for request in self.requests if request.pending),
+            "reingests": [
+                {
+                    "package": record.package_uuid,
+                    "pipeline": record.pipeline_uuid,
+                    "reingest_type": record.reingest_type,
+                    "sent": record.sent,
+                }
+                for record in self.reingests
+            ],
         }
 
     def package_candidates(
@@ -979,11 +1026,16 @@ class StorageState:
     # --- Browsing -------------------------------------------------------------------------
 
     def browse_location(self, location: Location, parts: list[bytes]) -> list[BrowseEntry] | None:
-        """The entries of a directory inside a location; None if it does not exist."""
+        """The entries of a directory inside a location; None if it does not exist.
+
+        Raises NotADirectoryError when the path names a file (the real service fails).
+        """
         tree = self.source_trees.get(location.uuid)
         if tree is not None:
             node = tree.find(parts)
-            if not isinstance(node, SourceDir):
+            if isinstance(node, SourceFile):
+                raise NotADirectoryError(b"/".join(parts))
+            if node is None:
                 return None
             return [_tree_entry(name, child) for name, child in sorted(node.children.items())]
         return self._browse_packages(location, parts)
@@ -998,6 +1050,8 @@ class StorageState:
         found = not parts
         for package in self.packages_in(location):
             path = package.current_path.encode("utf-8", "surrogateescape")
+            if parts and path == prefix and package.compressed:
+                raise NotADirectoryError(prefix)
             if not path.startswith(prefix_with_slash):
                 continue
             segments = path.split(b"/")
@@ -1158,11 +1212,32 @@ class StorageState:
         package.fixity_checks.append(FixityCheck(checked_at, result["success"], result["message"]))
         return result
 
-    def start_reingest(self, package: Package, pipeline: Pipeline) -> None:
+    def start_reingest(self, package: Package, pipeline: Pipeline, reingest_type: str) -> None:
         package.misc_attributes["reingest_pipeline"] = pipeline.uuid
+        record = ReingestRecord(
+            package.uuid, pipeline.uuid, reingest_type, reingest_sends(reingest_type)
+        )
+        self.reingests.append(record)
 
     def is_reingesting(self, package: Package) -> bool:
         return bool(package.misc_attributes.get("reingest_pipeline"))
+
+    def start_move(self, package: Package, destination: Location) -> None:
+        """The package shows MOVING, then lands in `destination` a moment later."""
+        self.set_status(package, MOVING)
+        due = self.now() + timedelta(seconds=MOVE_DELAY_SECONDS)
+        self.moves.append(PendingMove(package, destination, due))
+
+    def finish_due_moves(self) -> None:
+        now = self.now()
+        waiting = []
+        for move in self.moves:
+            if move.due_at > now:
+                waiting.append(move)
+                continue
+            self.relocate(move.package, move.destination)
+            self.set_status(move.package, UPLOADED)
+        self.moves = waiting
 
     # --- Package file records -------------------------------------------------------------
 

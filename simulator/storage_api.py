@@ -1,10 +1,14 @@
 """The fake storage service's HTTP API (`/api/v2/`), as a WSGI app.
 
-It answers the way the real service's REST framework does, quirks included: 401 with
+It answers the way the real service (release 0.23.0) does, quirks included: 401 with
 an empty body, 301 to the slashed URL, `{meta, objects}` pages whose `next` repeats the
-caller's query (credentials too), numbers sent as strings, base64 browse names, plain
-text 404s from custom endpoints and a 202 instead of a file for packages kept in an
-external archival store. Downloads are streamed from a generator, so even a package of
+caller's query (credentials too), base64 browse names, plain text 404s from custom
+endpoints and a 202 instead of a file for packages kept in an external archival store.
+Package operations follow what that release does: deletion and recovery requests name
+the pipeline by its bare UUID, `reingest_type` is compared lower-cased and anything
+unknown reingests the METS only, a move shows MOVING for a moment. With
+`--legacy-quirks` big integers (sizes, usage, quotas) go out as strings, as releases
+before 0.17 sent them. Downloads are streamed from a generator, so even a package of
 hundreds of gigabytes costs no memory.
 """
 
@@ -65,9 +69,15 @@ COMMON_HEADERS = [
 # Bytes per chunk of the chunked download form.
 DOWNLOAD_CHUNK_SIZE = 256 * 1024 * 1024
 STREAM_BLOCK_SIZE = 64 * 1024
-REINGEST_TYPES = ("METADATA_ONLY", "OBJECTS", "FULL")
 APPROVAL_ID_WORD = {st.DELETE_REQUEST: "Delete", st.RECOVER_REQUEST: "Recover"}
 DUPLICATE_REQUEST_WORD = {st.DELETE_REQUEST: "deletion", st.RECOVER_REQUEST: "recovery"}
+# The key of the "already requested" answer: release 0.23.0 differs between the two.
+DUPLICATE_REQUEST_KEY = {st.DELETE_REQUEST: "message", st.RECOVER_REQUEST: "error_message"}
+REQUEST_TYPES = {st.DELETE_REQUEST: st.DELETABLE_TYPES, st.RECOVER_REQUEST: st.RECOVERABLE_TYPES}
+REFUSED_TYPE_MESSAGE = {
+    st.DELETE_REQUEST: "Deletes not allowed on this package type.",
+    st.RECOVER_REQUEST: "Recovery not allowed on this package type.",
+}
 
 NOT_FOUND_PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -108,7 +118,12 @@ def pipeline_json(pipeline: Pipeline) -> dict[str, Any]:
     }
 
 
-def space_json(space: Space) -> dict[str, Any]:
+def big_integer(value: int | None, *, legacy: bool) -> int | str | None:
+    """A big-integer column: a number, or a string as releases before 0.17 sent it."""
+    return str(value) if legacy and value is not None else value
+
+
+def space_json(space: Space, *, legacy: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "access_protocol": space.access_protocol,
         "id": space.id,
@@ -118,8 +133,7 @@ def space_json(space: Space) -> dict[str, Any]:
         "size": space.size,
         "space": space.uuid,
         "staging_path": space.staging_path,
-        # A big-integer column: the REST framework sends it as a string.
-        "used": str(space.used),
+        "used": big_integer(space.used, legacy=legacy),
         "uuid": space.uuid,
         "verified": space.verified,
     }
@@ -129,18 +143,18 @@ def space_json(space: Space) -> dict[str, Any]:
     return data
 
 
-def location_json(location: Location) -> dict[str, Any]:
+def location_json(location: Location, *, legacy: bool = False) -> dict[str, Any]:
     return {
         "description": location.description,
         "enabled": location.enabled,
         "path": location.path,
         "pipeline": [pipeline_uri(pipeline) for pipeline in location.pipelines],
         "purpose": location.purpose,
-        "quota": None if location.quota is None else str(location.quota),
+        "quota": big_integer(location.quota, legacy=legacy),
         "relative_path": location.relative_path,
         "resource_uri": location_uri(location),
         "space": space_uri(location.space),
-        "used": str(location.used),
+        "used": big_integer(location.used, legacy=legacy),
         "uuid": location.uuid,
     }
 
@@ -618,6 +632,7 @@ class StorageApi:
         with self.sim.lock:
             try:
                 self._finish_due_async_tasks()
+                self.storage.finish_due_moves()
                 return self.router.resolve(request)
             except StorageError as error:
                 return error_response(error)
@@ -791,6 +806,12 @@ class StorageApi:
             raise StorageError(400, {"error": "Request is not valid JSON."})
         return data
 
+    def _space_json(self, space: Space) -> dict[str, Any]:
+        return space_json(space, legacy=self.storage.legacy_quirks)
+
+    def _location_json(self, location: Location) -> dict[str, Any]:
+        return location_json(location, legacy=self.storage.legacy_quirks)
+
     def _list(
         self,
         request: Request,
@@ -938,7 +959,7 @@ class StorageApi:
 
     def space_list(self, request: Request) -> Response:
         spaces = list(self.storage.spaces.values())
-        return self._list(request, "space", spaces, len(spaces), space_json)
+        return self._list(request, "space", spaces, len(spaces), self._space_json)
 
     def _space(self, request: Request, *, custom: bool) -> Space:
         value = self._uuid_param(request)
@@ -948,7 +969,7 @@ class StorageApi:
         return space
 
     def space_detail(self, request: Request) -> Response:
-        return json_response(space_json(self._space(request, custom=False)))
+        return json_response(self._space_json(self._space(request, custom=False)))
 
     def space_create(self, request: Request) -> Response:
         data = self._body(request)
@@ -987,19 +1008,22 @@ class StorageApi:
                 fields,
             )
         )
-        return json_response(space_json(space), 201, [("Location", space_uri(space))])
+        return json_response(self._space_json(space), 201, [("Location", space_uri(space))])
 
     def space_browse(self, request: Request) -> Response:
         space = self._space(request, custom=True)
         path = request.query_value("path", "") or ""
-        entries = self.storage.browse_space(space, path) or []
+        try:
+            entries = self.storage.browse_space(space, path) or []
+        except NotADirectoryError:
+            return canned_500()
         return json_response(browse_body(entries, base64_keys=False))
 
     # --- Locations -------------------------------------------------------------------------------
 
     def location_list(self, request: Request) -> Response:
         locations = self.storage.active_locations()
-        return self._list(request, "location", locations, len(locations), location_json)
+        return self._list(request, "location", locations, len(locations), self._location_json)
 
     def _location(self, request: Request, *, custom: bool) -> Location:
         value = self._uuid_param(request)
@@ -1009,7 +1033,7 @@ class StorageApi:
         return location
 
     def location_detail(self, request: Request) -> Response:
-        return json_response(location_json(self._location(request, custom=False)))
+        return json_response(self._location_json(self._location(request, custom=False)))
 
     def location_default(self, request: Request) -> Response:
         location = self.storage.default_locations.get(request.params["purpose"])
@@ -1060,7 +1084,7 @@ class StorageApi:
         is_default = bool(data.get("default"))
         if is_default and location.purpose:
             storage.default_locations[location.purpose] = location
-        body = location_json(location)
+        body = self._location_json(location)
         body["default"] = is_default
         return json_response(body, 201, [("Location", location_uri(location))])
 
@@ -1091,7 +1115,11 @@ class StorageApi:
                 parts.pop()
                 continue
             parts.append(part)
-        entries = self.storage.browse_location(location, parts) or []
+        try:
+            entries = self.storage.browse_location(location, parts) or []
+        except NotADirectoryError:
+            # A path naming a file, not a directory: the real service fails.
+            return canned_500()
         return json_response(browse_body(entries, base64_keys=True))
 
     def location_move_files(self, request: Request) -> Response:
@@ -1335,16 +1363,16 @@ class StorageApi:
     # --- Packages: requests, fixity, reingest, move ----------------------------------------------
 
     def delete_aip(self, request: Request) -> Response:
-        return self._package_request(request, st.DELETE_REQUEST, st.DELETABLE_TYPES)
+        return self._package_request(request, st.DELETE_REQUEST)
 
     def recover_aip(self, request: Request) -> Response:
-        return self._package_request(request, st.RECOVER_REQUEST, frozenset({st.AIP}))
+        return self._package_request(request, st.RECOVER_REQUEST)
 
-    def _package_request(
-        self, request: Request, kind: str, allowed_types: frozenset[str]
-    ) -> Response:
+    def _package_request(self, request: Request, kind: str) -> Response:
         package = self._custom_package(request)
         data = self._body(request)
+        if package.package_type not in REQUEST_TYPES[kind]:
+            return json_response({"message": REFUSED_TYPE_MESSAGE[kind]}, 405)
         required = ("event_reason", "pipeline", "user_id", "user_email")
         if any(name not in data for name in required):
             return json_response(
@@ -1365,14 +1393,11 @@ class StorageApi:
                 },
                 400,
             )
-        pipeline = self._resolve_uri(data["pipeline"], "pipeline")
+        pipeline = self._pipeline_by_bare_uuid(data["pipeline"])
         if pipeline is None:
             return json_response(
                 {"success": False, "error": f"Pipeline {data['pipeline']} does not exist."}, 400
             )
-        if package.package_type not in allowed_types:
-            action = "Deletes" if kind == st.DELETE_REQUEST else "Recovery"
-            return json_response({"message": f"{action} not allowed on this package type."}, 405)
         filed = self.storage.request_package_event(
             package,
             kind,
@@ -1383,7 +1408,10 @@ class StorageApi:
         )
         if filed is None:
             word = DUPLICATE_REQUEST_WORD[kind]
-            return json_response({"message": f"A {word} request already exists for this AIP."}, 200)
+            return json_response(
+                {DUPLICATE_REQUEST_KEY[kind]: f"A {word} request already exists for this AIP."},
+                200,
+            )
         return json_response(
             {
                 "message": f"{APPROVAL_ID_WORD[kind]} request created successfully.",
@@ -1392,8 +1420,22 @@ class StorageApi:
             202,
         )
 
+    def _pipeline_by_bare_uuid(self, value: Any) -> Pipeline | None:
+        """The pipeline a request names; it is looked up as `uuid=<value>`, so anything
+        but a bare UUID (a resource URI, say) is refused with 400 in Django's words."""
+        text = str(value)
+        try:
+            key = str(uuid_module.UUID(text))
+        except ValueError:
+            raise StorageError(400, {"error": invalid_uuid_message(text)}) from None
+        pipeline: Pipeline | None = self.storage.pipelines.get(key)
+        return pipeline
+
     def check_fixity(self, request: Request) -> Response:
         package = self._custom_package(request)
+        if package.status == st.DELETED:
+            # The files are gone and the scan fails unhandled.
+            return canned_500()
         force_local = (request.query_value("force_local", "") or "").lower() in {
             "true",
             "1",
@@ -1414,25 +1456,27 @@ class StorageApi:
             return _receipt(405, "Package must be an AIP or AIC")
         if package.status != st.UPLOADED:
             return _receipt(405, f"Package must be in status {st.UPLOADED} to be reingested")
-        reingest_type = str(data.get("reingest_type") or "").upper()
-        if reingest_type not in REINGEST_TYPES:
-            return _receipt(400, f"Reingest type must be one of {', '.join(REINGEST_TYPES)}")
+        if "reingest_type" not in data:
+            # A missing key fails unhandled in the real service.
+            return canned_500()
+        reingest_type = str(data["reingest_type"])
         pipeline_text = f"{pipeline.description} ({pipeline.uuid})"
         if storage.is_reingesting(package):
             return _receipt(409, f"This AIP is already being reingested on {pipeline_text}")
         if pipeline.uuid != storage.pipeline_uuid:
             # Only the simulated pipeline answers; the others are records only.
             return _receipt(502, f"Error sending reingest request to pipeline {pipeline_text}")
+        sent = st.reingest_sends(reingest_type)
         try:
             reingest_uuid = self.sim.workflow.start_reingest(
                 aip_uuid=package.uuid,
                 name=package.name,
-                reingest_type=reingest_type,
+                reingest_type=sent.upper(),
                 processing_config=data.get("processing_config"),
             )
         except ValueError:
             return _receipt(409, f"This AIP is already being reingested on {pipeline_text}")
-        storage.start_reingest(package, pipeline)
+        storage.start_reingest(package, pipeline, reingest_type)
         return json_response(
             {
                 "error": False,
@@ -1461,7 +1505,8 @@ class StorageApi:
             )
         if package.status != st.UPLOADED:
             return text_response("The package must be in an uploaded state to be moved.", 400, HTML)
-        self.storage.relocate(package, destination)
+        # The move runs in the background: MOVING now, UPLOADED in its new place soon.
+        self.storage.start_move(package, destination)
         return Response(202, b"", HTML)
 
     def post_store_callback(self, request: Request) -> Response:
@@ -1476,7 +1521,10 @@ class StorageApi:
     # --- Packages: files -----------------------------------------------------------------------
 
     def _stored_file_check(self, package: Package) -> Response | None:
-        if package.status in {st.DELETED, st.PENDING, st.FAIL}:
+        if package.status == st.DELETED:
+            # Reading the missing file fails unhandled in the real service.
+            return canned_500()
+        if package.status in {st.PENDING, st.FAIL}:
             return text_response(f"Package {package.uuid} has no stored file.", 404, HTML)
         if not package.locally_available:
             return json_response({"error": False, "message": NOT_LOCALLY_AVAILABLE}, 202)
@@ -1550,6 +1598,8 @@ class StorageApi:
             return text_response(
                 f"Resource with UUID {package.uuid} does not have a pointer file", 404, HTML
             )
+        if package.status == st.DELETED:
+            return text_response("File not found", 404, HTML)
         return Response(
             200, pointer_document(self.storage, package).encode("utf-8"), "application/xml"
         )

@@ -46,11 +46,20 @@ SUPPORTED_LOOKUPS = frozenset(
         "isnull",
     }
 )
+# Parts of a date a datetime field can be compared on (`stored_date__year=2026`).
+DATE_PARTS: dict[str, Callable[[datetime], int]] = {
+    "year": lambda moment: moment.year,
+    "month": lambda moment: moment.month,
+    "day": lambda moment: moment.day,
+    # Django counts Sunday as 1.
+    "week_day": lambda moment: moment.isoweekday() % 7 + 1,
+    "hour": lambda moment: moment.hour,
+    "minute": lambda moment: moment.minute,
+    "second": lambda moment: moment.second,
+}
 # Other Django lookups: recognised as lookups (so never read as a related field)
 # but not simulated.
-UNSUPPORTED_LOOKUPS = frozenset(
-    {"year", "month", "day", "week_day", "hour", "minute", "second", "search", "regex", "iregex"}
-)
+UNSUPPORTED_LOOKUPS = frozenset({"search", "regex", "iregex"})
 
 NULL_WORDS = frozenset({"none", "None", "null", "nil"})
 
@@ -264,6 +273,8 @@ def _compare(actual: Any, lookup: str, expected: Any) -> bool:
         return actual in expected
     if actual is None:
         return False
+    if lookup in DATE_PARTS:
+        return isinstance(actual, datetime) and DATE_PARTS[lookup](actual) == expected
     if lookup in {
         "iexact",
         "contains",
@@ -312,11 +323,17 @@ def _parse_scalar(spec: FieldSpec, raw: str, lookup: str) -> Any:
     }
     if lookup in text_lookups:
         return raw
+    if lookup in DATE_PARTS:
+        if kind != "datetime":
+            raise ListQueryError(MISMATCHED_TYPE)
+        try:
+            return int(raw)
+        except ValueError:
+            raise ListQueryError(MISMATCHED_TYPE) from None
     if kind in {"uuid", "related"}:
-        # Related fields are compared on the related object's uuid; a resource
-        # URI is accepted too.
-        candidate = raw.rstrip("/").rsplit("/", 1)[-1] if kind == "related" else raw
-        return normalise_uuid(candidate)
+        # Related fields are compared on the related object's uuid: the service's
+        # foreign keys point at UUID columns, so a resource URI is not a valid value.
+        return normalise_uuid(raw)
     if kind == "integer":
         try:
             return int(raw)
@@ -369,7 +386,9 @@ def _build_filter(
         # Parameters that are not fields (format, username, bogus, ...) are ignored.
         return None
     lookup = "exact"
-    if len(bits) > 1 and (bits[-1] in SUPPORTED_LOOKUPS or bits[-1] in UNSUPPORTED_LOOKUPS):
+    if len(bits) > 1 and (
+        bits[-1] in SUPPORTED_LOOKUPS or bits[-1] in DATE_PARTS or bits[-1] in UNSUPPORTED_LOOKUPS
+    ):
         lookup = bits.pop()
     chain = [first]
     current_resource, current = resource, first

@@ -122,11 +122,11 @@ def test_reingest_types_read_as_words(code, label):
     assert vocabulary.reingest_type_label(code) == label
 
 
-def test_the_reingest_choices_say_what_each_type_does():
+def test_the_reingest_choices_send_the_services_words_and_say_what_each_type_does():
     choices = dict(vocabulary.reingest_type_choices())
 
-    assert list(choices) == ["METADATA_ONLY", "OBJECTS", "FULL"]
-    assert choices["METADATA_ONLY"].startswith("Metadata only (")
+    assert list(choices) == ["metadata", "objects", "full"]
+    assert choices["metadata"].startswith("Metadata only (")
 
 
 def test_a_decision_falls_back_to_the_microservice_then_a_dash():

@@ -382,15 +382,20 @@ class RequestReceipt:
     @classmethod
     def from_api(cls, data: Any) -> RequestReceipt:
         data = require_mapping(data, "request receipt")
-        return cls(message=read_str(data, "message"), request_id=read_int(data, "id"))
+        # "Already requested" comes as `message` for deletion, `error_message` for recovery.
+        message = read_str(data, "message") or read_str(data, "error_message")
+        return cls(message=message, request_id=read_int(data, "id"))
 
 
 def _describe_failure(item: Any) -> str:
     if isinstance(item, str):
         return item
     if isinstance(item, Mapping):
-        path, message = item.get("path"), item.get("message")
-        parts = [str(part) for part in (path, message) if part]
+        path, message = str(item.get("path") or ""), str(item.get("message") or "")
+        if path and message.startswith(path):
+            # The service's messages usually start with the path already.
+            return message
+        parts = [part for part in (path, message) if part]
         if parts:
             return ": ".join(parts)
     return repr(item)
@@ -476,9 +481,24 @@ class PackageContents:
 
 
 class ReingestType(StrEnum):
-    METADATA_ONLY = "METADATA_ONLY"
-    OBJECTS = "OBJECTS"
-    FULL = "FULL"
+    """What a reingest redoes. The values are the words the service compares with: it
+    lower-cases `reingest_type` and silently treats any other value (`METADATA_ONLY`,
+    say) as neither, sending only the METS."""
+
+    METADATA_ONLY = "metadata"
+    OBJECTS = "objects"
+    FULL = "full"
+
+
+def _reingest_type(value: ReingestType | str) -> str:
+    """The word to send for a reingest type given by member, name or value."""
+    if isinstance(value, ReingestType):
+        return value.value
+    text = str(value).strip().lower()
+    for member in ReingestType:
+        if text in {member.value, member.name.lower()}:
+            return member.value
+    raise ValueError(f"not a reingest type the storage service knows: {value!r}")
 
 
 @dataclass(frozen=True)
@@ -777,28 +797,29 @@ class StorageClient(ApiClient):
     def request_deletion(
         self, uuid: str, *, pipeline_uuid: str, reason: str, user_id: int, user_email: str
     ) -> RequestReceipt:
-        body = {
-            "event_reason": reason,
-            "pipeline": _resource_uuid(pipeline_uuid),
-            "user_id": _user_id(user_id),
-            "user_email": user_email,
-        }
-        return self._post_json(
-            f"/api/v2/file/{_resource_uuid(uuid)}/delete_aip/", body, RequestReceipt.from_api
+        return self._package_request(
+            uuid, "delete_aip", pipeline_uuid, reason=reason, user_id=user_id, email=user_email
         )
 
     def request_recovery(
         self, uuid: str, *, pipeline_uuid: str, reason: str, user_id: int, user_email: str
     ) -> RequestReceipt:
+        return self._package_request(
+            uuid, "recover_aip", pipeline_uuid, reason=reason, user_id=user_id, email=user_email
+        )
+
+    def _package_request(
+        self, uuid: str, endpoint: str, pipeline_uuid: str, *, reason: str, user_id: int, email: str
+    ) -> RequestReceipt:
         body = {
             "event_reason": reason,
-            # Recovery wants the pipeline as a URI, deletion as a bare UUID.
-            "pipeline": f"/api/v2/pipeline/{_resource_uuid(pipeline_uuid)}/",
+            # Both endpoints look the pipeline up as `uuid=<value>`: a URI gets 400.
+            "pipeline": _resource_uuid(pipeline_uuid),
             "user_id": _user_id(user_id),
-            "user_email": user_email,
+            "user_email": email,
         }
         return self._post_json(
-            f"/api/v2/file/{_resource_uuid(uuid)}/recover_aip/", body, RequestReceipt.from_api
+            f"/api/v2/file/{_resource_uuid(uuid)}/{endpoint}/", body, RequestReceipt.from_api
         )
 
     @contextmanager
@@ -855,9 +876,12 @@ class StorageClient(ApiClient):
         reingest_type: ReingestType | str,
         processing_config: str | None = None,
     ) -> ReingestReceipt:
+        """Send a package to reingest. `reingest_type` is a `ReingestType`, or its name or
+        value in any case; anything else raises ValueError before any request, since the
+        service would accept it silently and reingest the METS only."""
         body: dict[str, Any] = {
             "pipeline": _resource_uuid(pipeline_uuid),
-            "reingest_type": str(reingest_type),
+            "reingest_type": _reingest_type(reingest_type),
         }
         if processing_config is not None:
             body["processing_config"] = processing_config

@@ -154,7 +154,7 @@ class ReingestForm(ConfirmActionForm):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        if data.get("reingest_type") != "FULL":
+        if data.get("reingest_type") != vocabulary.FULL_REINGEST:
             data["processing_config"] = ""
         elif not data.get("processing_config"):
             data["processing_config"] = "default"

@@ -165,13 +165,15 @@ def protocol_label(code: str | None) -> str:
 
 
 # Reingest types as the storage service takes them, with what each does.
+# Keyed by the words the storage service compares `reingest_type` with (lower-cased).
 REINGEST_TYPES = {
-    "METADATA_ONLY": ("Metadata only", "keep the objects, rebuild the metadata"),
-    "OBJECTS": ("Objects", "reprocess the objects, keep the AIP's identity"),
-    "FULL": ("Full", "run the whole ingest again, with a processing configuration"),
+    "metadata": ("Metadata only", "keep the objects, rebuild the metadata"),
+    "objects": ("Objects", "reprocess the objects, keep the AIP's identity"),
+    "full": ("Full", "run the whole ingest again, with a processing configuration"),
 }
-# The short names some callers use for the same types.
-_REINGEST_ALIASES = {"metadata": "METADATA_ONLY", "objects": "OBJECTS", "full": "FULL"}
+FULL_REINGEST = "full"
+# Older names for the same types (earlier Lookout audit rows say these).
+_REINGEST_ALIASES = {"METADATA_ONLY": "metadata", "OBJECTS": "objects", "FULL": "full"}
 
 
 def reingest_type_label(code: str | None) -> str:

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from dashboard.lib import cache_state as state
 from dashboard.lib import vocabulary
-from dashboard.models import FixityCheck, StoragePackage
+from dashboard.models import AuditEntry, FixityCheck, StoragePackage
 from dashboard.selectors import freshness
 from dashboard.services.storage import (
     TRANSITIONAL_STATUSES,
@@ -368,6 +368,9 @@ class PackageDetail:
     # From the cache, filled by a task; None until fetched.
     details: dict[str, Any] | None
     pointer: PointerSummary | None
+    # "Moving to <location>" while a move made through Lookout runs, "Moved to
+    # <location>" once the package is there; empty otherwise.
+    move_note: str = ""
 
     @property
     def status_changes_by_itself(self) -> bool:
@@ -407,7 +410,33 @@ def package_detail(*, uuid: str, fixity_limit: int = 20) -> PackageDetail | None
         fixity_checks=tuple(fixity_history(package_uuid=package.uuid, limit=fixity_limit)),
         details=details,
         pointer=pointer_summary(pointer_text) if pointer_text else None,
+        move_note=_move_note(package),
     )
+
+
+def _move_note(package: StoragePackage) -> str:
+    """Where the last move made through Lookout is taking (or took) the package.
+
+    The storage service moves in the background: the package shows MOVING in its old
+    location, then UPLOADED in the new one, so "moved" is only said once it is there.
+    """
+    move = (
+        AuditEntry.objects.filter(
+            action="package_move", target=package.uuid, outcome=AuditEntry.Outcome.DONE
+        )
+        .order_by("-requested_at", "-id")
+        .first()
+    )
+    if move is None:
+        return ""
+    destination = str((move.parameters or {}).get("to") or "")
+    location = location_get(uuid=destination)
+    label = location.label if location else destination
+    if package.status == "MOVING":
+        return f"Moving to {label}"
+    if package.current_location_uuid == destination:
+        return f"Moved to {label}"
+    return ""
 
 
 def fixity_history(*, package_uuid: str, limit: int = 20) -> list[FixityCheck]:
@@ -506,10 +535,12 @@ def package_rows(packages: Iterable[StoragePackage]) -> list[PackageRow]:
     return rows
 
 
-# Which package types and statuses each operation makes sense for; the storage service
-# still has the last word and its refusal is shown.
-DELETABLE_TYPES = frozenset({"AIP", "AIC", "DIP", "transfer"})
-RECOVERABLE_TYPES = frozenset({"AIP"})
+# Which package types and statuses each operation is offered for: what the storage
+# service (release 0.23.0) accepts. It answers 405 to deleting a DIP or recovering
+# anything but an AIP or AIC, 409 to a second reingest, and 500 or 404 to a fixity
+# check, download or pointer file of a deleted package.
+DELETABLE_TYPES = frozenset({"AIP", "AIC", "transfer"})
+RECOVERABLE_TYPES = frozenset({"AIP", "AIC"})
 BAG_TYPES = frozenset({"AIP", "AIC"})
 WITHOUT_FILE = frozenset({"DELETED", "PENDING", "FAIL"})
 
@@ -524,9 +555,28 @@ class PackageOperation:
     reason: str = ""
 
 
+def _no_file_reason(status: str) -> str:
+    if status == "DELETED":
+        return "The package is deleted: the storage service has no file left to read."
+    return "The package has no stored file."
+
+
 def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
+    """Every operation with whether it is offered for this package now, and why not.
+
+    The one place that decides: the pages offer what it allows, and every POST is
+    checked against it again before anything is sent.
+    """
     ptype, status = package.package_type, package.status
     has_file = status not in WITHOUT_FILE
+    no_file = _no_file_reason(status)
+    # Set while a reingest runs; the service answers 409 to another one.
+    reingest_pipeline = (package.misc_attributes or {}).get("reingest_pipeline")
+    reingesting = (
+        f"A reingest on {pipeline_label(str(reingest_pipeline))} is under way."
+        if reingest_pipeline
+        else ""
+    )
     operate, request, reingest = (
         "dashboard.operate_packages",
         "dashboard.request_package_deletion",
@@ -546,10 +596,10 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             operate,
             [
                 (ptype in BAG_TYPES, "Only AIPs and AICs are bags that can be checked."),
-                (has_file, "The package has no stored file."),
+                (has_file, no_file),
             ],
         ),
-        op("download", "Download", operate, [(has_file, "The package has no stored file.")]),
+        op("download", "Download", operate, [(has_file, no_file)]),
         op(
             "move",
             "Move",
@@ -569,6 +619,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             [
                 (ptype in BAG_TYPES, "Only AIPs and AICs can be reingested."),
                 (status == "UPLOADED", "Only an uploaded package can be reingested."),
+                (not reingest_pipeline, reingesting),
             ],
         ),
         op(
@@ -576,7 +627,10 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Request deletion",
             request,
             [
-                (ptype in DELETABLE_TYPES, "This package type cannot be deleted."),
+                (
+                    ptype in DELETABLE_TYPES,
+                    "The storage service deletes AIPs, AICs and transfers only.",
+                ),
                 (status not in {"DELETED", "DEL_REQ"}, "Deletion was already requested or done."),
             ],
         ),
@@ -585,7 +639,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Request recovery",
             request,
             [
-                (ptype in RECOVERABLE_TYPES, "Only AIPs can be recovered."),
+                (ptype in RECOVERABLE_TYPES, "Only AIPs and AICs can be recovered."),
                 (
                     status not in {"DELETED", "RECOVER_REQ"},
                     "Recovery was already requested, or the AIP is deleted.",
@@ -593,6 +647,11 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             ],
         ),
     ]
+
+
+def package_operation_get(*, package: StoragePackage, name: str) -> PackageOperation | None:
+    """One operation of `package_operations`, by name."""
+    return next((op for op in package_operations(package=package) if op.name == name), None)
 
 
 # --------------------------------------------------------------------------- browse rows

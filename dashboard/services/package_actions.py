@@ -6,7 +6,13 @@
 - deletion and recovery requests: the storage service wants a user id above 0 and an
   e-mail address; Lookout sends the requesting Lookout user's own id and e-mail;
 - reingest: type and, for a full one, a processing configuration;
-- move: only to another enabled location with the same purpose.
+- move: only to another enabled location with the same purpose; the service moves the
+  package in the background, so it is "moving", not yet "moved", when this returns.
+
+Each operation first checks, through `selectors.storage.package_operations`, that it is
+offered for the package (the same check the pages make); a refusal is audited with the
+reason and nothing is sent. `package_operation_refuse` records one for a POST that
+never gets as far as an operation's own service (a crafted form, say).
 
 After a change the package is fetched again at once, so its page shows the new
 status, and a storage poll is queued for the locations' usage.
@@ -78,6 +84,48 @@ def _perform(
     )
 
 
+# Audit action and permission of each operation, by the names the selector uses.
+OPERATION_ACTIONS = {
+    "fixity": ("package_fixity_check", OPERATE_PERMISSION),
+    "download": ("package_download", OPERATE_PERMISSION),
+    "delete": ("package_deletion_request", DELETION_PERMISSION),
+    "recover": ("package_recovery_request", DELETION_PERMISSION),
+    "reingest": ("package_reingest", REINGEST_PERMISSION),
+    "move": ("package_move", OPERATE_PERMISSION),
+}
+
+
+def _offered(package: StoragePackage, name: str) -> None:
+    """Raise ActionNotPossible, with the reason, when the package is not offered `name`."""
+    operation = storage_selectors.package_operation_get(package=package, name=name)
+    if operation is not None and not operation.available:
+        raise ActionNotPossible(f"{operation.label} is not offered: {operation.reason}")
+
+
+def package_operation_refuse(
+    *, user: User, package: StoragePackage, name: str, idempotency_key: str
+) -> ActionResult:
+    """Audit a POST of an operation the package is not offered, as refused with the reason.
+
+    Nothing is sent upstream. Should the package have become eligible meanwhile, the
+    refusal says to confirm again rather than acting on a form nobody was shown.
+    """
+    action, permission = OPERATION_ACTIONS[name]
+
+    def call() -> UpstreamAnswer:
+        _offered(package, name)
+        raise ActionNotPossible("This operation is offered again now; please confirm it again.")
+
+    return _perform(
+        user=user,
+        permission=permission,
+        action=action,
+        package=package,
+        idempotency_key=idempotency_key,
+        call=call,
+    )
+
+
 def repeated_submit_get(
     *, user: User, package: StoragePackage, idempotency_key: str
 ) -> ActionResult | None:
@@ -107,6 +155,7 @@ def package_fixity_check(
     created: list[int] = []
 
     def call() -> UpstreamAnswer:
+        _offered(package, "fixity")
         check = storage_services.fixity_check_create(
             package_uuid=package.uuid, requested_by=user.get_username()
         )
@@ -136,6 +185,7 @@ def package_download(
     opened: list[storage_services.OpenDownload] = []
 
     def call() -> UpstreamAnswer:
+        _offered(package, "download")
         download = storage_services.package_download_open(uuid=package.uuid)
         opened.append(download)
         size = download.download.size
@@ -183,6 +233,7 @@ def _package_request(
     reason = reason.strip()
 
     def call() -> UpstreamAnswer:
+        _offered(package, "delete" if kind == "deletion" else "recover")
         if not reason:
             raise ActionNotPossible("A reason is required.")
         user_id, email = _requester(user)
@@ -278,6 +329,7 @@ def package_reingest(
     after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     def call() -> UpstreamAnswer:
+        _offered(package, "reingest")
         try:
             kind = ReingestType(reingest_type)
         except ValueError:
@@ -319,6 +371,7 @@ def package_move(
     after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
     def call() -> UpstreamAnswer:
+        _offered(package, "move")
         allowed = {loc.uuid: loc for loc in storage_selectors.move_destinations(package=package)}
         destination = allowed.get(location_uuid)
         if destination is None:
@@ -330,7 +383,8 @@ def package_move(
             package.uuid, location_uuid=location_uuid
         )
         _refresh(package.uuid)
-        return UpstreamAnswer(f"Moved to {destination.label}.", status=202)
+        # 202: the service moves it in the background; the package page says when it is done.
+        return UpstreamAnswer(f"Moving to {destination.label}.", status=202)
 
     return _perform(
         user=user,

@@ -269,6 +269,12 @@ def _newest_stored_date(packages: Iterable[Package], current: datetime | None) -
 # --------------------------------------------------------------------------- package sync
 
 
+# What a mirror row is compared on to say a package changed.
+_CHANGE_FIELDS = ("uuid", "status", "current_location_uuid", "size")
+# UUIDs per lookup of the rows a page is about to overwrite.
+_LOOKUP_BATCH = 500
+
+
 @dataclass
 class _Cycle:
     client: StorageClient
@@ -276,11 +282,36 @@ class _Cycle:
     deadline: float
     requests: int = 0
     refreshed: int = 0
+    discovered: int = 0
+    changed: int = 0
     removed: int = 0
     notes: list[str] = field(default_factory=list)
 
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
+
+    def store(self, packages: Iterable[Package]) -> None:
+        """Write packages to the mirror, counting the new ones and the ones that changed
+        status, location or size."""
+        batch = {package.uuid: package for package in packages}
+        uuids = list(batch)
+        before: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(uuids), _LOOKUP_BATCH):
+            rows = StoragePackage.objects.filter(
+                uuid__in=uuids[start : start + _LOOKUP_BATCH]
+            ).values_list(*_CHANGE_FIELDS)
+            before.update((row[0], row[1:]) for row in rows)
+        for package_uuid, package in batch.items():
+            seen = before.get(package_uuid)
+            if seen is None:
+                self.discovered += 1
+            elif seen != (
+                str(package.status),
+                package.current_location_uuid or "",
+                package.size,
+            ):
+                self.changed += 1
+        self.refreshed += packages_upsert(packages=batch.values(), now=self.now)
 
 
 def _fetch_all(cycle: _Cycle, **filters: Any) -> list[Package]:
@@ -303,7 +334,7 @@ def _reconcile(cycle: _Cycle, uuids: list[str]) -> None:
     if not uuids:
         return
     found = _fetch_by_uuid(cycle, uuids)
-    cycle.refreshed += packages_upsert(packages=found, now=cycle.now)
+    cycle.store(found)
     gone = set(uuids) - {package.uuid for package in found}
     if gone:
         cycle.removed += StoragePackage.objects.filter(uuid__in=gone).delete()[0]
@@ -314,12 +345,12 @@ def _incremental(cycle: _Cycle, sync: PackageSyncState) -> None:
     if sync.stored_date_cursor is not None:
         since = sync.stored_date_cursor - STORED_DATE_MARGIN
         recent = _fetch_all(cycle, stored_date__gte=since.isoformat())
-        cycle.refreshed += packages_upsert(packages=recent, now=cycle.now)
+        cycle.store(recent)
         sync.stored_date_cursor = _newest_stored_date(recent, sync.stored_date_cursor)
 
     # 2. Packages in a status that changes by itself, and those that just left one.
     moving = _fetch_all(cycle, status__in=list(TRANSITIONAL_STATUSES))
-    cycle.refreshed += packages_upsert(packages=moving, now=cycle.now)
+    cycle.store(moving)
     seen = {package.uuid for package in moving}
     left = [
         uuid
@@ -340,7 +371,7 @@ def _incremental(cycle: _Cycle, sync: PackageSyncState) -> None:
     while True:
         page = cycle.client.list_packages_page(offset=offset, limit=PAGE_SIZE)
         cycle.requests += 1
-        cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+        cycle.store(page.items)
         sync.upstream_total = page.total_count
         offset += len(page.items)
         if not page.has_next or not page.items or cycle.out_of_time():
@@ -378,7 +409,7 @@ def _full_sync_step(cycle: _Cycle, sync: PackageSyncState) -> bool:
             cycle.requests += 1
             more = page.has_next and bool(page.items)
             upcoming = pool.submit(fetch, sync.full_sync_offset + len(page.items)) if more else None
-            cycle.refreshed += packages_upsert(packages=page.items, now=cycle.now)
+            cycle.store(page.items)
             sync.stored_date_cursor = _newest_stored_date(page.items, sync.stored_date_cursor)
             sync.upstream_total = page.total_count
             sync.full_sync_offset += len(page.items)
@@ -406,6 +437,9 @@ def _full_sync_step(cycle: _Cycle, sync: PackageSyncState) -> bool:
 class PackageSyncOutcome:
     requests: int
     refreshed: int
+    # Packages new to the mirror, and mirrored ones whose status, location or size changed.
+    discovered: int
+    changed: int
     removed: int
     full_sync_finished: bool
     notes: tuple[str, ...]
@@ -441,6 +475,8 @@ def packages_sync(
     return PackageSyncOutcome(
         requests=cycle.requests,
         refreshed=cycle.refreshed,
+        discovered=cycle.discovered,
+        changed=cycle.changed,
         removed=cycle.removed,
         full_sync_finished=finished,
         notes=tuple(cycle.notes),
@@ -503,7 +539,7 @@ def storage_poll(
     now = now or timezone.now()
     started = time.monotonic()
     requests = 0
-    refreshed = 0
+    outcome: PackageSyncOutcome | None = None
     error = ""
     try:
         client = client or get_storage_client()
@@ -515,7 +551,6 @@ def storage_poll(
             budget_seconds=sync_budget_seconds() if budget_seconds is None else budget_seconds,
         )
         requests += outcome.requests
-        refreshed = outcome.refreshed
         for note in outcome.notes:
             log.info("storage poll: %s", note)
     except UpstreamError as exc:
@@ -536,7 +571,9 @@ def storage_poll(
         service=SERVICE,
         ok=ok,
         requests=requests,
-        refreshed=refreshed,
+        discovered=outcome.discovered if outcome else 0,
+        refreshed=outcome.refreshed if outcome else 0,
+        changed=outcome.changed if outcome else 0,
         duration_ms=duration_ms,
         error=error,
     )
@@ -679,8 +716,13 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
         details["files"] = plain(list(client.get_package_contents(uuid).files))
     except StorageError as exc:
         details["files_error"] = _readable(exc)
+    status = StoragePackage.objects.filter(uuid=uuid).values_list("status", flat=True).first()
     try:
-        details["pointer"] = client.get_pointer_file(uuid)
+        if status == "DELETED":
+            # The service has no file left: it answers 404 "File not found" or worse.
+            details["pointer_error"] = "The package is deleted, so it has no pointer file."
+        else:
+            details["pointer"] = client.get_pointer_file(uuid)
     except StorageNotFound as exc:
         details["pointer_error"] = (
             _readable(exc) if exc.upstream_message else ("This package has no pointer file.")

@@ -394,24 +394,35 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
     package = storage_selectors.package_get(uuid=str(uuid))
     if package is None:
         return not_found(request, "This package is not known to Lookout (or not yet).")
+    # GET and POST both ask the one selector whether this package is offered it now.
+    offered = storage_selectors.package_operation_get(package=package, name=name)
+    refusal = offered.reason if offered is not None and not offered.available else ""
     if request.method == "GET":
-        offered = {op.name: op for op in storage_selectors.package_operations(package=package)}
-        unavailable = offered.get(name)
-        if unavailable is not None and not unavailable.available:
-            messages.info(request, f"{operation.title} is not offered: {unavailable.reason}")
+        if refusal:
+            messages.info(request, f"{operation.title} is not offered: {refusal}")
             return redirect("dashboard:storage-package-detail", package.uuid)
         return _confirm_page(request, operation, package, _form(operation, package))
 
     token = ConfirmActionForm(request.POST)
-    if token.is_valid():
+    key = token.cleaned_data["idempotency_key"] if token.is_valid() else None
+    if key is not None:
         earlier = package_actions.repeated_submit_get(
-            user=request.user,
-            package=package,
-            idempotency_key=token.cleaned_data["idempotency_key"],
+            user=request.user, package=package, idempotency_key=key
         )
         if earlier is not None:
             action_report(request, earlier, operation.done_text)
             return redirect("dashboard:storage-package-detail", package.uuid)
+    if refusal:
+        # A POST no page offered (crafted, or sent from a page older than the package's
+        # state): refused and audited with the reason, whatever the form holds.
+        result = package_actions.package_operation_refuse(
+            user=request.user,
+            package=package,
+            name=name,
+            idempotency_key=key or actions.idempotency_key_new(),
+        )
+        action_report(request, result, operation.done_text)
+        return redirect("dashboard:storage-package-detail", package.uuid)
     form = _form(operation, package, request.POST)
     if not form.is_valid():
         if "idempotency_key" in form.errors:

@@ -8,10 +8,12 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+import requests
 
 from dashboard import tasks
 from dashboard.lib import vocabulary
-from dashboard.models import StoragePackage
+from dashboard.models import AuditEntry, StoragePackage
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from tests.browser.conftest import screenshot
 from tests.support.simulator_process import SimulatorProcess
@@ -52,6 +54,13 @@ class ListingWorker:
 
 
 @pytest.fixture
+def simulator() -> Iterator[SimulatorProcess]:
+    """The simulator in its default mode: it answers as storage service 0.23.0 does."""
+    with SimulatorProcess(packages=300, units=5, seed=31) as sim:
+        yield sim
+
+
+@pytest.fixture
 def listing_worker(monkeypatch) -> Iterator[ListingWorker]:
     worker = ListingWorker()
     monkeypatch.setattr(tasks.fetch_location_listing, "delay", worker.delay)
@@ -60,17 +69,17 @@ def listing_worker(monkeypatch) -> Iterator[ListingWorker]:
 
 
 @pytest.fixture
-def lookout(settings, live_server, monkeypatch, listing_worker) -> Iterator[str]:
+def lookout(settings, live_server, monkeypatch, listing_worker, simulator) -> Iterator[str]:
     """Lookout on a live server after one storage poll of a running simulator."""
     # No Celery worker here: queued tasks run at once, in the server's thread, except
     # folder listings, which a thread runs as a worker would.
     monkeypatch.setattr(tasks.check_package_fixity, "delay", tasks.check_package_fixity.run)
     monkeypatch.setattr(tasks.fetch_package_details, "delay", tasks.fetch_package_details.run)
     monkeypatch.setattr("dashboard.tasks.poll_storage_enqueue", lambda: None)
-    with SimulatorProcess(packages=300, units=5, seed=31) as sim:
-        settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
-        assert storage_services.storage_poll().ok
-        yield live_server.url
+    sim = simulator
+    settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
+    assert storage_services.storage_poll().ok
+    yield live_server.url
 
 
 def log_in(page, base_url: str, username: str) -> None:
@@ -205,3 +214,131 @@ def test_the_storage_pages_fit_a_phone_screen(browser, lookout):
         assert overflow <= 0, f"the browse page scrolls sideways on a phone by {overflow}px"
     finally:
         context.close()
+
+
+# --- operations, as the storage service carries them out --------------------------------------
+
+
+def upstream_package(sim: SimulatorProcess, uuid: str) -> dict:
+    response = requests.get(
+        f"{sim.storage_url}/api/v2/file/{uuid}/", headers=sim.auth_header, timeout=10
+    )
+    return response.json()
+
+
+def reingestable_aip() -> StoragePackage:
+    """An uploaded AIP of the simulated pipeline (the one that answers reingests)."""
+    main = next(
+        p.uuid for p in storage_selectors.pipeline_list() if p.label == "Simulated pipeline"
+    )
+    return next(
+        package
+        for package in StoragePackage.objects.filter(
+            package_type="AIP", status="UPLOADED", origin_pipeline_uuid=main
+        ).order_by("uuid")
+        if not (package.misc_attributes or {}).get("reingest_pipeline")
+    )
+
+
+def test_an_operator_requests_the_recovery_of_an_aip(page, lookout, simulator):
+    log_in(page, lookout, "rosa")
+    aip = reingestable_aip()
+
+    page.goto(f"{lookout}/storage/packages/{aip.uuid}/")
+    page.get_by_role("link", name="Request recovery…").click()
+    page.get_by_label("Reason").fill("The copy in the AIP store fails its checksums")
+    screenshot(page, "storage-recovery-confirm")
+    page.get_by_role("button", name="Request recovery").click()
+
+    page.get_by_text("Recover request created successfully").wait_for()
+    page.locator("#package-live").get_by_text("Recovery requested").wait_for()
+    screenshot(page, "storage-recovery-requested")
+    assert upstream_package(simulator, aip.uuid)["status"] == "RECOVER_REQ"
+    entry = AuditEntry.objects.get(action="package_recovery_request")
+    assert entry.outcome == AuditEntry.Outcome.DONE and entry.upstream_status == 202
+
+
+def test_an_operator_reingests_only_the_metadata_of_an_aip(page, lookout, simulator):
+    log_in(page, lookout, "ines")
+    aip = reingestable_aip()
+
+    page.goto(f"{lookout}/storage/packages/{aip.uuid}/")
+    page.get_by_role("link", name="Reingest…").click()
+    page.get_by_label("Reingest type").select_option(
+        label="Metadata only (keep the objects, rebuild the metadata)"
+    )
+    screenshot(page, "storage-reingest-confirm")
+    page.get_by_role("button", name="Start reingest").click()
+
+    page.get_by_text("sent to pipeline").wait_for()
+    screenshot(page, "storage-reingest-started")
+    state = requests.get(f"{simulator.storage_url}/_simulator/state/", timeout=10).json()
+    # What the storage service sent to the pipeline: the metadata, not just the METS.
+    assert state["reingests"][-1]["package"] == aip.uuid
+    assert state["reingests"][-1]["sent"] == "metadata"
+
+
+def test_operations_the_service_would_refuse_are_not_offered_nor_done(page, lookout, simulator):
+    log_in(page, lookout, "noor")
+    dip = StoragePackage.objects.filter(package_type="DIP").order_by("uuid").first()
+    deleted = StoragePackage.objects.filter(package_type="AIP", status="DELETED").first()
+
+    page.goto(f"{lookout}/storage/packages/{dip.uuid}/")
+    operations = page.locator("ul.operations")
+    assert operations.get_by_role("link", name="Request deletion…").count() == 0
+    operations.get_by_text("The storage service deletes AIPs, AICs and transfers only.").wait_for()
+    assert operations.get_by_role("link", name="Request recovery…").count() == 0
+    screenshot(page, "storage-dip-operations")
+
+    page.goto(f"{lookout}/storage/packages/{deleted.uuid}/")
+    for name in ("Check fixity…", "Download…", "Reingest…"):
+        assert page.locator("ul.operations").get_by_role("link", name=name).count() == 0
+    page.locator("ul.operations").get_by_text("The package is deleted").first.wait_for()
+    screenshot(page, "storage-deleted-operations")
+
+    # A crafted POST of the deletion form for the DIP, with a valid CSRF token.
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    response = page.request.post(
+        f"{lookout}/storage/packages/{dip.uuid}/delete/",
+        form={
+            "csrfmiddlewaretoken": csrf,
+            "idempotency_key": "crafted-in-the-browser-0001",
+            "reason": "Crafted",
+            "pipeline": dip.origin_pipeline_uuid,
+        },
+    )
+    assert response.ok
+    entry = AuditEntry.objects.get(action="package_deletion_request")
+    assert entry.outcome == AuditEntry.Outcome.REFUSED
+    assert "deletes AIPs, AICs and transfers only" in entry.upstream_message
+    assert upstream_package(simulator, dip.uuid)["status"] == dip.status
+
+    page.goto(f"{lookout}/audit/")
+    page.get_by_text("deletes AIPs, AICs and transfers only").first.wait_for()
+    screenshot(page, "storage-refusal-audited")
+
+
+def test_a_moved_package_says_moving_until_it_has_arrived(page, lookout, simulator):
+    log_in(page, lookout, "mika")
+    aip = next(
+        package
+        for package in StoragePackage.objects.filter(package_type="AIP", status="UPLOADED")
+        if storage_selectors.location_get(uuid=package.current_location_uuid).purpose == "AS"
+    )
+    destination = storage_selectors.move_destinations(package=aip)[0]
+
+    page.goto(f"{lookout}/storage/packages/{aip.uuid}/move/")
+    page.get_by_label("Move to").select_option(destination.uuid)
+    page.get_by_role("button", name="Move package").click()
+
+    status = page.locator("#package-live dl.facts").first
+    status.get_by_text(f"Moving to {destination.label}").wait_for()
+    assert "Moved to" not in page.content()
+    screenshot(page, "storage-package-moving")
+
+    simulator.control("advance", {"seconds": 5})
+    assert storage_services.storage_poll().ok
+    page.reload()
+    status.get_by_text(f"Moved to {destination.label}").wait_for()
+    assert StoragePackage.objects.get(uuid=aip.uuid).current_location_uuid == destination.uuid
+    screenshot(page, "storage-package-moved")

@@ -653,19 +653,40 @@ def test_the_pointer_file_is_returned_as_text(mocked, storage):
 # --- fixity, requests, reingest
 
 
-def test_a_fixity_failure_is_flattened_into_readable_lines(mocked, storage):
+@pytest.mark.parametrize(
+    ("missing", "untracked", "lines"),
+    [
+        # A message without the path: the path goes in front.
+        (
+            "exists in manifest but was not found",
+            "is not in the manifest",
+            (
+                "missing: bag-info.txt: exists in manifest but was not found",
+                "untracked: data/objects/extra.txt: is not in the manifest",
+            ),
+        ),
+        # The real service's messages start with the path: it is named once.
+        (
+            "bag-info.txt exists in manifest but was not found on filesystem",
+            "data/objects/extra.txt exists on filesystem but is not in the manifest",
+            (
+                "missing: bag-info.txt exists in manifest but was not found on filesystem",
+                "untracked: data/objects/extra.txt exists on filesystem but is not in the manifest",
+            ),
+        ),
+    ],
+)
+def test_a_fixity_failure_is_flattened_into_readable_lines(
+    mocked, storage, missing, untracked, lines
+):
     body = {
         "success": False,
         "message": "Bag validation failed",
         "failures": {
             "files": {
-                "missing": [
-                    {"path": "bag-info.txt", "message": "exists in manifest but was not found"}
-                ],
+                "missing": [{"path": "bag-info.txt", "message": missing}],
                 "changed": [],
-                "untracked": [
-                    {"path": "data/objects/extra.txt", "message": "is not in the manifest"}
-                ],
+                "untracked": [{"path": "data/objects/extra.txt", "message": untracked}],
             }
         },
         "timestamp": None,
@@ -675,10 +696,7 @@ def test_a_fixity_failure_is_flattened_into_readable_lines(mocked, storage):
     result = storage.check_fixity(PACKAGE)
 
     assert result.success is False
-    assert result.failures == (
-        "missing: bag-info.txt: exists in manifest but was not found",
-        "untracked: data/objects/extra.txt: is not in the manifest",
-    )
+    assert result.failures == lines
     assert result.checked_at is None
 
 
@@ -713,7 +731,7 @@ def test_fixity_that_could_not_start_has_no_success_value(mocked, storage):
     assert storage.check_fixity(PACKAGE).success is None
 
 
-def test_deletion_sends_the_pipeline_uuid_and_recovery_its_uri(mocked, storage):
+def test_deletion_and_recovery_both_send_the_bare_pipeline_uuid(mocked, storage):
     mocked.post(
         f"{PACKAGE_URL}delete_aip/",
         status=202,
@@ -740,23 +758,28 @@ def test_deletion_sends_the_pipeline_uuid_and_recovery_its_uri(mocked, storage):
         "user_id": 1,
         "user_email": "a@b.test",
     }
-    assert recover_body["pipeline"] == f"/api/v2/pipeline/{PIPELINE}/"
+    # The service looks the pipeline up by UUID: a URI would be refused with 400.
+    assert recover_body == delete_body | {"event_reason": "x"}
     assert deletion.request_id == 3 and not deletion.already_requested
     assert recovery.request_id == 4
 
 
-def test_a_repeated_deletion_request_is_reported_as_already_requested(mocked, storage):
-    mocked.post(
-        f"{PACKAGE_URL}delete_aip/",
-        status=200,
-        json={"message": "A deletion request already exists for this AIP."},
-    )
+@pytest.mark.parametrize(
+    ("endpoint", "kind", "key"),
+    [("delete_aip", "deletion", "message"), ("recover_aip", "recovery", "error_message")],
+)
+def test_a_repeated_request_is_reported_as_already_requested_in_the_services_words(
+    mocked, storage, endpoint, kind, key
+):
+    # Release 0.23.0 says so in `message` for deletion and in `error_message` for recovery.
+    words = f"A {kind} request already exists for this AIP."
+    mocked.post(f"{PACKAGE_URL}{endpoint}/", status=200, json={key: words})
+    send = storage.request_deletion if kind == "deletion" else storage.request_recovery
 
-    receipt = storage.request_deletion(
-        PACKAGE, pipeline_uuid=PIPELINE, reason="dup", user_id=1, user_email="a@b.test"
-    )
+    receipt = send(PACKAGE, pipeline_uuid=PIPELINE, reason="x", user_id=1, user_email="a@b.test")
 
     assert receipt.already_requested is True
+    assert receipt.message == words
 
 
 @pytest.mark.parametrize("user_id", [0, -1, True])
@@ -786,9 +809,40 @@ def test_reingest_returns_the_receipt(mocked, storage):
     assert result.reingest_uuid == REINGEST
     assert json.loads(mocked.calls[0].request.body) == {
         "pipeline": PIPELINE,
-        "reingest_type": "FULL",
+        "reingest_type": "full",
         "processing_config": "default",
     }
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        (ReingestType.METADATA_ONLY, "metadata"),
+        ("METADATA_ONLY", "metadata"),
+        ("metadata", "metadata"),
+        (ReingestType.OBJECTS, "objects"),
+        ("Full", "full"),
+    ],
+)
+def test_reingest_sends_the_words_the_service_compares_with(mocked, storage, given, sent):
+    # The service lower-cases the type and compares it with metadata, objects and full;
+    # `metadata_only` would be accepted silently and reingest the METS only.
+    mocked.post(
+        f"{PACKAGE_URL}reingest/",
+        status=202,
+        json={"error": False, "message": "sent", "reingest_uuid": REINGEST, "status_code": 202},
+    )
+
+    storage.reingest(PACKAGE, pipeline_uuid=PIPELINE, reingest_type=given)
+
+    assert json.loads(mocked.calls[0].request.body)["reingest_type"] == sent
+
+
+def test_an_unknown_reingest_type_is_refused_before_any_request(mocked, storage):
+    with pytest.raises(ValueError):
+        storage.reingest(PACKAGE, pipeline_uuid=PIPELINE, reingest_type="partial")
+
+    assert len(mocked.calls) == 0
 
 
 def test_a_refused_reingest_carries_the_status_and_message_of_its_body(mocked, storage):

@@ -18,6 +18,7 @@ def test_the_defaults_match_the_documented_ones() -> None:
     assert (config.workflow_port, config.storage_port, config.host) == (8001, 8002, "127.0.0.1")
     assert (config.units, config.packages, config.seed, config.speed) == (40, 200, 1, 1.0)
     assert (config.user, config.key, config.timeout_seconds) == ("demo", "demo-key", 30.0)
+    assert config.legacy_quirks is False
 
 
 def test_every_option_reaches_the_config() -> None:
@@ -53,6 +54,7 @@ def test_every_option_reaches_the_config() -> None:
             "2.5",
             "--start",
             "2024-02-03T04:05:06",
+            "--legacy-quirks",
         ]
     )
 
@@ -72,6 +74,7 @@ def test_every_option_reaches_the_config() -> None:
         malformed_rate=0.3,
         timeout_seconds=2.5,
         start=datetime(2024, 2, 3, 4, 5, 6),
+        legacy_quirks=True,
     )
 
 
@@ -94,6 +97,14 @@ def test_the_management_command_takes_the_same_options() -> None:
     options = vars(parser.parse_args(["--units", "12", "--error-rate", "0.5", "--verbosity", "2"]))
 
     assert config_from_options(options) == SimulatorConfig(units=12, error_rate=0.5)
+
+
+def test_the_process_helper_passes_a_switch_without_a_value() -> None:
+    command = SimulatorProcess(legacy_quirks=True, seed=3).command()
+    plain = SimulatorProcess(legacy_quirks=False).command()
+
+    assert command[-3:] == ["--legacy-quirks", "--seed", "3"]
+    assert "--legacy-quirks" not in plain
 
 
 @pytest.mark.integration

@@ -141,7 +141,7 @@ def test_it_creates_a_space(sim):
     response = call(sim, "POST", "/api/v2/space/", json=body)
     assert response.status_code == 201
     created = response.json()
-    assert (created["path"], created["size"], created["used"]) == ("/srv/space2", 10**9, "0")
+    assert (created["path"], created["size"], created["used"]) == ("/srv/space2", 10**9, 0)
     assert get_json(sim, created["resource_uri"]) == created
 
 
@@ -167,7 +167,7 @@ def test_it_creates_a_location_that_can_become_the_default(sim):
     response = call(sim, "POST", "/api/v2/location/", json=body)
     assert response.status_code == 201
     created = response.json()
-    assert created["default"] is True and created["quota"] == "500000000" and created["used"] == "0"
+    assert created["default"] is True and created["quota"] == 500000000 and created["used"] == 0
     assert default_location(sim, "AS")["uuid"] == created["uuid"]
 
 
@@ -325,8 +325,7 @@ def test_it_answers_a_request_for_an_unknown_package_with_plain_text(sim):
 
 def test_it_files_a_recover_request(sim):
     aip = register(sim)
-    body = request_body(sim, pipeline=main_pipeline(sim)["resource_uri"])
-    response = call(sim, "POST", f"{aip['resource_uri']}recover_aip/", json=body)
+    response = call(sim, "POST", f"{aip['resource_uri']}recover_aip/", json=request_body(sim))
     assert response.status_code == 202
     assert response.json()["message"] == "Recover request created successfully."
     assert get_json(sim, aip["resource_uri"])["status"] == "RECOVER_REQ"
@@ -386,6 +385,7 @@ def test_it_moves_a_package_to_another_location_of_the_same_purpose(sim):
         sim, "POST", f"{aip['resource_uri']}move/", data={"location_uuid": target["uuid"]}
     )
     assert response.status_code == 202
+    sim.control("advance", {"seconds": 5})
     assert get_json(sim, aip["resource_uri"])["current_location"] == target["resource_uri"]
     assert int(get_json(sim, target["resource_uri"])["used"]) == used_before + 777
 

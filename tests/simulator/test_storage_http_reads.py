@@ -1,8 +1,8 @@
 """Contract tests of the fake storage service's read endpoints, over real HTTP.
 
 They run the simulator as a separate process and check what a client of the real
-service must cope with: auth failures, redirects, list envelopes, filters, numbers
-sent as strings and base64 browsing.
+service must cope with: auth failures, redirects, list envelopes, filters and base64
+browsing. Numbers sent as strings (older releases) are in `test_storage_http_legacy.py`.
 """
 
 from __future__ import annotations
@@ -296,14 +296,6 @@ def test_it_describes_packages_with_the_documented_fields(sim):
         assert isinstance(item["misc_attributes"], dict)
 
 
-def test_it_sends_most_sizes_as_numbers_and_some_as_strings(sim):
-    sizes = [item["size"] for item in objects(sim, "/api/v2/file/")]
-    as_strings = [size for size in sizes if isinstance(size, str)]
-    assert as_strings and all(size.isdigit() for size in as_strings)
-    assert len(as_strings) < len(sizes) / 2
-    assert all(isinstance(size, int) for size in sizes if not isinstance(size, str))
-
-
 def test_it_sends_naive_stored_dates_and_none_for_transfers(sim):
     for item in objects(sim, "/api/v2/file/", package_type="DIP"):
         assert datetime.fromisoformat(item["stored_date"]).tzinfo is None
@@ -358,11 +350,11 @@ def test_it_refuses_to_filter_pipelines_by_remote_name(sim):
     assert response.json() == {"error": "The 'remote_name' field does not allow filtering."}
 
 
-def test_it_sends_space_usage_as_a_string(sim):
+def test_it_sends_space_usage_as_an_integer(sim):
     spaces = objects(sim, "/api/v2/space/")
     assert {"FS", "S3"} <= {item["access_protocol"] for item in spaces}
     for item in spaces:
-        assert isinstance(item["used"], str) and item["used"].isdigit()
+        assert isinstance(item["used"], int)
         assert item["size"] is None or isinstance(item["size"], int)
         assert isinstance(item["id"], int) and item["space"] == item["uuid"]
         assert item["verified"] is False and item["last_verified"] is None
@@ -372,12 +364,12 @@ def test_it_sends_space_usage_as_a_string(sim):
     )
 
 
-def test_it_sends_location_usage_and_quota_as_strings(sim):
+def test_it_sends_location_usage_and_quota_as_integers(sim):
     locations = objects(sim, "/api/v2/location/")
     assert any(item["quota"] is not None for item in locations)
     for item in locations:
-        assert isinstance(item["used"], str) and item["used"].isdigit()
-        assert item["quota"] is None or item["quota"].isdigit()
+        assert isinstance(item["used"], int)
+        assert item["quota"] is None or isinstance(item["quota"], int)
         assert item["enabled"] is True
         assert URI.match(item["space"]) and all(URI.match(uri) for uri in item["pipeline"])
     internal = [item for item in locations if item["purpose"] == "SS"]

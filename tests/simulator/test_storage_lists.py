@@ -163,10 +163,24 @@ def test_it_compares_dates_given_as_a_day_or_a_timestamp():
     assert matching("packed__lt=2025-06-01T09:30:00") == ["Box 1"]
 
 
-def test_it_filters_on_a_related_object_by_uuid_or_uri():
+def test_it_filters_on_a_related_object_by_uuid():
     assert matching(f"shelf={LOW.uuid}") == ["Box 3", "Box 4"]
-    assert matching(f"shelf=/api/v2/shelf/{TOP.uuid}/") == ["Box 1", "Box 2"]
     assert matching(f"shelf__uuid={TOP.uuid}") == ["Box 1", "Box 2"]
+
+
+def test_it_refuses_a_resource_uri_as_the_value_of_a_related_field():
+    uri = f"/api/v2/shelf/{TOP.uuid}/"
+    with pytest.raises(ListQueryError) as caught:
+        matching(f"shelf={uri}")
+    assert str(caught.value) == f"['\u201c{uri}\u201d is not a valid UUID.']"
+
+
+def test_it_compares_parts_of_a_date():
+    assert matching("packed__year=2025") == ["Box 2"]
+    assert matching("packed__month=1") == ["Box 4"]
+    assert matching("packed__hour=10") == ["Box 1"]
+    with pytest.raises(ListQueryError, match="mismatched type"):
+        matching("weight__year=2025")
 
 
 def test_it_filters_across_a_to_many_relation():

@@ -141,7 +141,7 @@ def test_storing_an_aip_again_ends_its_reingest():
     state = make_state(packages=10)
     state.store_aip(uuid=fresh_uuid(1), name="minutes", size=100, stored_at=START)
     package = state.packages[fresh_uuid(1)]
-    state.start_reingest(package, state.pipeline)
+    state.start_reingest(package, state.pipeline, "full")
     assert state.is_reingesting(package)
     later = START + timedelta(hours=1)
     state.store_aip(uuid=fresh_uuid(1), name="minutes", size=150, stored_at=later)

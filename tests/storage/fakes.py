@@ -144,6 +144,8 @@ class FakeStorageClient:
     calls: list[tuple[str, tuple, dict]] = field(default_factory=list)
     # Errors to raise from the named method, once each.
     failures: dict[str, Exception] = field(default_factory=dict)
+    # Moves under way (package UUID -> destination), landed by `finish_moves()`.
+    moves: dict[str, str] = field(default_factory=dict)
     timeout: tuple[float, float] = (3.05, 10.0)
     retries: int = 3
 
@@ -410,4 +412,15 @@ class FakeStorageClient:
             raise StorageResponseError(
                 message, service="storage", status=400, upstream_message=message
             )
-        self.packages[uuid] = replace(package, current_location_uuid=location_uuid)
+        # As the real service: MOVING where it was, in its new place only once done.
+        self.set_status(uuid, "MOVING")
+        self.moves[uuid] = location_uuid
+
+    def finish_moves(self) -> None:
+        for uuid, location_uuid in self.moves.items():
+            self.packages[uuid] = replace(
+                self.packages[uuid],
+                current_location_uuid=location_uuid,
+                status=PackageStatus.UPLOADED,
+            )
+        self.moves.clear()

@@ -13,6 +13,8 @@ from dashboard.clients.storage import (
     StorageUnavailable,
 )
 from dashboard.models import AuditEntry, FixityCheck, StoragePackage
+from dashboard.selectors import storage as storage_selectors
+from dashboard.services import package_actions
 from dashboard.services import storage as storage_services
 from tests.storage.fakes import (
     AIP_STORE,
@@ -32,7 +34,7 @@ VALID_FIELDS = {
     "download": {},
     "delete": {"reason": "Duplicate of another AIP", "pipeline": PIPELINE},
     "recover": {"reason": "The copy on disk is damaged", "pipeline": PIPELINE},
-    "reingest": {"pipeline": PIPELINE, "reingest_type": "FULL", "processing_config": "automated"},
+    "reingest": {"pipeline": PIPELINE, "reingest_type": "full", "processing_config": "automated"},
     "move": {"location": AIP_STORE_2},
 }
 
@@ -387,7 +389,7 @@ def test_a_reingest_sends_type_and_processing_configuration(client, polled, oper
     assert args == (AIP,)
     assert kwargs == {
         "pipeline_uuid": PIPELINE,
-        "reingest_type": "FULL",
+        "reingest_type": "full",
         "processing_config": "automated",
     }
     assert any("sent to pipeline" in t for t in _messages(response))
@@ -396,10 +398,10 @@ def test_a_reingest_sends_type_and_processing_configuration(client, polled, oper
 def test_a_partial_reingest_sends_no_processing_configuration(client, polled, operator):
     client.force_login(operator)
 
-    _submit(client, "reingest", reingest_type="METADATA_ONLY")
+    _submit(client, "reingest", reingest_type="metadata")
 
     _, _, kwargs = next(call for call in polled.calls if call[0] == "reingest")
-    assert kwargs["reingest_type"] == "METADATA_ONLY" and kwargs["processing_config"] is None
+    assert kwargs["reingest_type"] == "metadata" and kwargs["processing_config"] is None
 
 
 def test_an_unknown_reingest_type_is_refused_by_the_form(client, polled, operator):
@@ -445,14 +447,26 @@ def test_a_move_to_a_location_with_another_purpose_is_refused_before_any_call(
     assert polled.count("move_package") == 0
 
 
-def test_a_move_updates_the_package_location(client, polled, operator):
+def test_a_move_says_moving_while_it_runs_and_moved_once_done(client, polled, operator):
     client.force_login(operator)
+    detail = reverse("dashboard:storage-package-detail", args=[AIP])
 
     response = _submit(client, "move")
 
     assert response.status_code == 302
+    assert any("Moving to Second AIP store" in t for t in _messages(response))
+    assert not any("Moved to" in t for t in _messages(response))
+    package = StoragePackage.objects.get(uuid=AIP)
+    assert (package.status, package.current_location_uuid) == ("MOVING", AIP_STORE)
+    moving = client.get(detail).content.decode()
+    assert "Moving to Second AIP store" in moving and "Moved to" not in moving
+
+    polled.finish_moves()
+    storage_services.storage_poll()
+
     assert StoragePackage.objects.get(uuid=AIP).current_location_uuid == AIP_STORE_2
-    assert any("Moved to Second AIP store" in t for t in _messages(response))
+    moved = client.get(detail).content.decode()
+    assert "Moved to Second AIP store" in moved and "Moving to" not in moved
 
 
 def test_after_an_operation_a_storage_poll_is_queued(
@@ -474,3 +488,146 @@ def test_an_operation_that_does_not_fit_the_package_says_why(client, polled, ope
 
     assert response.status_code == 302
     assert any("Only AIPs and AICs can be reingested" in t for t in _messages(response))
+
+
+# --------------------------------------------------------------------------- what is offered
+
+
+def _row(package_type: str = "AIP", status: str = "UPLOADED", **fields) -> StoragePackage:
+    return StoragePackage(
+        uuid=package_uuid(90),
+        package_type=package_type,
+        status=status,
+        misc_attributes=fields.pop("misc_attributes", {}),
+        **fields,
+    )
+
+
+@pytest.mark.parametrize(
+    ("package", "name", "reason"),
+    [
+        (_row("DIP"), "delete", "deletes AIPs, AICs and transfers only"),
+        (_row("transfer"), "recover", "Only AIPs and AICs can be recovered"),
+        (_row("DIP"), "recover", "Only AIPs and AICs can be recovered"),
+        (_row("transfer"), "reingest", "Only AIPs and AICs can be reingested"),
+        (_row("AIC", "DEL_REQ"), "reingest", "Only an uploaded package can be reingested"),
+        (
+            _row(misc_attributes={"reingest_pipeline": PIPELINE}),
+            "reingest",
+            "A reingest on",
+        ),
+        (_row(status="DELETED"), "fixity", "The package is deleted"),
+        (_row(status="DELETED"), "download", "The package is deleted"),
+        (_row("transfer", "DELETED"), "download", "The package is deleted"),
+    ],
+)
+def test_operations_the_storage_service_refuses_are_not_offered(package, name, reason):
+    offered = storage_selectors.package_operation_get(package=package, name=name)
+
+    assert offered is not None and not offered.available
+    assert reason in offered.reason
+
+
+@pytest.mark.parametrize(
+    ("package", "name"),
+    [
+        (_row("AIP"), "delete"),
+        (_row("AIC"), "delete"),
+        (_row("transfer"), "delete"),
+        (_row("AIP"), "recover"),
+        (_row("AIC"), "recover"),
+        (_row("AIC"), "reingest"),
+        (_row(misc_attributes={"reingest_pipeline": None}), "reingest"),
+        (_row("transfer"), "download"),
+    ],
+)
+def test_operations_the_storage_service_accepts_are_offered(package, name):
+    assert storage_selectors.package_operation_get(package=package, name=name).available
+
+
+def test_the_package_page_says_why_an_operation_is_not_offered(client, polled, operator):
+    client.force_login(operator)
+    dip = package_uuid(2)
+
+    page = client.get(reverse("dashboard:storage-package-detail", args=[dip])).content.decode()
+
+    assert "The storage service deletes AIPs, AICs and transfers only." in page
+    assert _url("delete", dip) not in page
+    assert _url("download", dip) in page
+
+
+@pytest.fixture
+def deleted(polled) -> str:
+    """An AIP the storage service has deleted, polled into Lookout."""
+    from tests.storage.fakes import make_package
+
+    polled.add(make_package(6, status="DELETED", name="posters-006"))
+    storage_services.storage_poll()
+    return package_uuid(6)
+
+
+@pytest.mark.parametrize(
+    ("number", "name"),
+    [
+        (2, "delete"),  # a DIP
+        (4, "recover"),  # a transfer
+        (4, "reingest"),
+        (5, "move"),  # deletion requested
+        (6, "download"),  # deleted
+        (6, "fixity"),
+    ],
+)
+def test_a_crafted_post_for_an_operation_not_offered_is_refused_and_audited(
+    client, polled, deleted, operator, number, name
+):
+    client.force_login(operator)
+    target = package_uuid(number)
+    data = {**VALID_FIELDS[name], "idempotency_key": "crafted-" + "k" * 24}
+
+    response = client.post(_url(name, target), data)
+    again = client.post(_url(name, target), data)
+
+    assert response.status_code == 302
+    assert polled.count(_upstream_method(name)) == 0
+    assert not FixityCheck.objects.exists()
+    entry = AuditEntry.objects.get()
+    reason = storage_selectors.package_operation_get(
+        package=StoragePackage.objects.get(uuid=target), name=name
+    ).reason
+    assert (entry.outcome, entry.target) == (AuditEntry.Outcome.REFUSED, target)
+    assert entry.upstream_message.endswith(reason)
+    assert any(reason in text for text in _messages(response))
+    assert any("already submitted" in text for text in _messages(again))
+
+
+def test_a_crafted_post_without_a_confirmation_is_refused_and_audited_too(client, polled, operator):
+    client.force_login(operator)
+
+    response = client.post(_url("delete", package_uuid(2)), VALID_FIELDS["delete"])
+
+    assert response.status_code == 302
+    assert polled.count("request_deletion") == 0
+    assert AuditEntry.objects.get().outcome == AuditEntry.Outcome.REFUSED
+
+
+def test_the_services_check_too_whoever_calls_them(polled, operator):
+    dip = StoragePackage.objects.get(uuid=package_uuid(2))
+
+    result = package_actions.package_deletion_request(
+        user=operator,
+        package=dip,
+        pipeline_uuid=PIPELINE,
+        reason="Superseded",
+        idempotency_key="direct-" + "k" * 24,
+    )
+
+    assert result.entry.outcome == AuditEntry.Outcome.REFUSED
+    assert "deletes AIPs, AICs and transfers only" in result.message
+    assert polled.count("request_deletion") == 0
+
+
+def test_a_deleted_package_has_no_pointer_file_to_fetch(polled, deleted):
+    details = storage_services.package_details_refresh(uuid=deleted)
+
+    assert polled.count("get_pointer_file") == 0
+    assert details["pointer"] is None and "deleted" in details["pointer_error"]

@@ -41,6 +41,23 @@ def test_it_caches_pipelines_spaces_locations_and_counts(fake):
     assert cached["package_counts"]["DIP"] == 1
 
 
+def test_the_poll_line_counts_new_and_changed_packages(fake):
+    fake.add(*(make_package(n) for n in range(1, 4)))
+
+    first = storage_poll()
+    fake.set_status(package_uuid(2), "DEL_REQ")
+    fake.add(make_package(4, package_type="transfer", location=BACKLOG))
+    second = storage_poll()
+    third = storage_poll()
+
+    assert (first.discovered, first.changed) == (3, 0)
+    assert "3 discovered" in first.line()
+    assert (second.discovered, second.changed) == (1, 1)
+    assert "1 discovered" in second.line() and "1 changed" in second.line()
+    assert (third.discovered, third.changed) == (0, 0)
+    assert third.refreshed > 0
+
+
 def test_the_first_poll_mirrors_every_package(fake):
     fake.add(*(make_package(n) for n in range(1, 2501)))
 

@@ -309,7 +309,7 @@ def test_a_refused_reingest_shows_the_reason_from_its_body(service, client, oper
         "reingest",
         uuid,
         pipeline=PIPELINE,
-        reingest_type="FULL",
+        reingest_type="full",
         processing_config="default",
     )
 
@@ -333,7 +333,7 @@ def test_a_move_answered_with_an_empty_202_is_a_success(service, client, operato
 
     response = _submit(client, "move", uuid, location=STORE_2)
 
-    assert any("Moved to Second AIP store" in text for text in _messages(response))
+    assert any("Moving to Second AIP store" in text for text in _messages(response))
     assert StoragePackage.objects.get(uuid=uuid).current_location_uuid == STORE_2
 
 

@@ -3,7 +3,8 @@
     with SimulatorProcess(units=10, seed=3) as sim:
         requests.get(f"{sim.workflow_url}/api/transfer/completed", headers=sim.auth_header)
 
-Keyword options map to the CLI flags (`latency_ms=5` -> `--latency-ms 5`).
+Keyword options map to the CLI flags (`latency_ms=5` -> `--latency-ms 5`, and
+`legacy_quirks=True` -> `--legacy-quirks`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ class SimulatorProcess:
     def command(self) -> list[str]:
         args = [sys.executable, "-m", "simulator"]
         for name, value in self.options.items():
-            args += [f"--{name.replace('_', '-')}", str(value)]
+            flag = f"--{name.replace('_', '-')}"
+            if isinstance(value, bool):
+                # Switches such as `legacy_quirks=True` take no value.
+                args += [flag] if value else []
+            else:
+                args += [flag, str(value)]
         return args
 
     def start(self) -> SimulatorProcess:
