@@ -226,6 +226,16 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["-requested_at", "-id"]
         indexes = [models.Index(fields=["target"], name="auditentry_target")]
+        constraints = [
+            # Two requests at once for the same action on the same target (two people,
+            # two tabs) make one upstream call: the second cannot claim its row.
+            # Downloads only read, so any number may run.
+            models.UniqueConstraint(
+                fields=["action", "target"],
+                condition=models.Q(outcome="pending") & ~models.Q(action="package_download"),
+                name="auditentry_one_in_flight",
+            ),
+        ]
         permissions = [
             ("approve_transfer", "Can approve transfers"),
             ("hide_unit", "Can hide finished units"),
@@ -286,6 +296,18 @@ class FixityCheck(models.Model):
     def lost(self) -> bool:
         """No result long after it was asked for: its task was lost (worker killed, say)."""
         return self.checked_at is None and timezone.now() - self.requested_at > FIXITY_LOST_AFTER
+
+
+class TaskLock(models.Model):
+    """A lock held by one poll or task run at a time (see `dashboard.services.locks`)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    # Only the holder's token releases it; past `expires_at` another run may take it over.
+    token = models.CharField(max_length=32)
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class WallLink(models.Model):

@@ -19,10 +19,10 @@ from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
 from dashboard.clients.storage import StorageError
-from dashboard.lib.locks import cache_lock
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
+from dashboard.services.locks import task_lock
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def poll_pipeline(slug: str) -> str:
     if pipeline is None:
         log.warning("poll of unknown pipeline %r ignored", slug)
         return "unknown pipeline"
-    with cache_lock(f"poll-workflow:{slug}", ttl=HARD_LIMIT - 1) as acquired:
+    with task_lock(f"poll-workflow:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
         return unit_services.workflow_poll(pipeline=pipeline).line()
@@ -60,7 +60,7 @@ def refresh_pipeline_jobs(slug: str) -> str:
     pipeline = pipeline_get(slug)
     if pipeline is None:
         return "unknown pipeline"
-    with cache_lock(f"refresh-jobs:{slug}", ttl=HARD_LIMIT - 1) as acquired:
+    with task_lock(f"refresh-jobs:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
         return unit_services.jobs_refresh(pipeline=pipeline).line()
@@ -68,7 +68,7 @@ def refresh_pipeline_jobs(slug: str) -> str:
 
 @shared_task(ignore_result=True, soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT)
 def poll_storage() -> str:
-    with cache_lock("poll-storage", ttl=HARD_LIMIT - 1) as acquired:
+    with task_lock("poll-storage", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
         return storage_services.storage_poll().line()
@@ -108,7 +108,7 @@ def check_package_fixity(check_id: int) -> str:
 @shared_task(ignore_result=True, soft_time_limit=DETAILS_SOFT_LIMIT, time_limit=DETAILS_HARD_LIMIT)
 def fetch_package_details(package_uuid: str) -> str:
     # One fetch per package at a time, however many people open its page.
-    with cache_lock(f"package-details:{package_uuid}", ttl=DETAILS_HARD_LIMIT) as acquired:
+    with task_lock(f"package-details:{package_uuid}", ttl=DETAILS_HARD_LIMIT) as acquired:
         if not acquired:
             return "skipped"
         try:
@@ -133,7 +133,7 @@ def fetch_location_listing(location_uuid: str, path_b64: str) -> str:
     path = base64.b64decode(path_b64)
     # One fetch per directory at a time, however many people have it open.
     name = f"location-listing:{storage_services.listing_id(location_uuid, path)}"
-    with cache_lock(name, ttl=LISTING_HARD_LIMIT) as acquired:
+    with task_lock(name, ttl=LISTING_HARD_LIMIT) as acquired:
         if not acquired:
             return "skipped"
         listing = storage_services.location_listing_fetch(location_uuid=location_uuid, path=path)

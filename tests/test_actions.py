@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.utils import timezone
 
 from dashboard.clients.workflow import WorkflowResponseError
 from dashboard.models import AuditEntry
@@ -227,3 +230,42 @@ def test_action_perform_uses_the_upstream_message_of_a_refusal(operator):
 
     assert (result.entry.outcome, result.entry.upstream_status) == ("refused", 400)
     assert result.message == '"uuid" is required.'
+
+
+def test_two_requests_at_once_for_one_transfer_make_one_upstream_call(fake, polls, operator):
+    target = _awaiting(fake)
+    other = make_user("olga", "operator")
+    # The first request has claimed its row and is waiting for the service.
+    AuditEntry.objects.create(
+        idempotency_key="a" * 32,
+        actor=operator,
+        actor_name="otto",
+        action="transfer_approve",
+        target_kind="transfer",
+        target=target.uuid,
+        requested_at=timezone.now(),
+    )
+
+    second = _approve(polls, user=other, unit=target, idempotency_key="b" * 32)
+
+    assert fake.calls == []
+    assert second.entry.outcome == "refused"
+    assert "already being carried out" in second.message
+
+
+def test_an_action_left_pending_by_a_dead_request_does_not_block_it_for_ever(fake, polls, operator):
+    target = _awaiting(fake)
+    AuditEntry.objects.create(
+        idempotency_key="a" * 32,
+        actor=operator,
+        actor_name="otto",
+        action="transfer_approve",
+        target_kind="transfer",
+        target=target.uuid,
+        requested_at=timezone.now() - timedelta(hours=1),
+    )
+
+    result = _approve(polls, user=operator, unit=target, idempotency_key="b" * 32)
+
+    assert result.ok
+    assert AuditEntry.objects.get(idempotency_key="a" * 32).outcome == "failed"

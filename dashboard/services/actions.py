@@ -53,6 +53,14 @@ APPROVE_PERMISSION = "dashboard.approve_transfer"
 HIDE_PERMISSION = "dashboard.hide_unit"
 
 Outcome = AuditEntry.Outcome
+ALREADY_RUNNING_MESSAGE = (
+    "The same action on the same target was already being carried out by another "
+    "request, so this one was not sent. Its outcome is in the audit log."
+)
+INTERRUPTED_MESSAGE = (
+    "The request that started this action was interrupted before it recorded an answer; "
+    "check the upstream service for whether it was done."
+)
 UNEXPECTED_ERROR_MESSAGE = (
     "Lookout hit an unexpected error during this action, so whether the upstream service "
     "did it is not known. Check there before trying again."
@@ -112,16 +120,47 @@ def _claim(
     target: str,
     defaults: dict[str, Any],
 ) -> tuple[AuditEntry, bool]:
-    """Insert the audit row for `key`, or return the row an earlier submit inserted."""
+    """Insert the audit row for `key`, or return the row an earlier submit inserted.
+
+    Claiming is conditional in the database: the row's key is unique, and so is a
+    pending row per action and target. A second request for the same action on the same
+    target while the first is running gets a refused row and makes no upstream call.
+    """
     try:
         with transaction.atomic():
-            entry = AuditEntry.objects.create(idempotency_key=key, **defaults)
-        return entry, True
+            return AuditEntry.objects.create(idempotency_key=key, **defaults), True
     except IntegrityError:
-        entry = AuditEntry.objects.get(idempotency_key=key)
-    if (entry.action, entry.target, entry.actor_id) != (action, target, user.pk):
-        raise IdempotencyKeyReused(f"the confirmation token of {entry.action} was reused")
-    return entry, False
+        earlier = AuditEntry.objects.filter(idempotency_key=key).first()
+    if earlier is None:
+        if _interrupted_cleared(action=action, target=target):
+            return _claim(user=user, key=key, action=action, target=target, defaults=defaults)
+        refused = AuditEntry.objects.create(
+            idempotency_key=key,
+            **{
+                **defaults,
+                "outcome": Outcome.REFUSED,
+                "finished_at": timezone.now(),
+                "upstream_message": ALREADY_RUNNING_MESSAGE,
+            },
+        )
+        return refused, True
+    if (earlier.action, earlier.target, earlier.actor_id) != (action, target, user.pk):
+        raise IdempotencyKeyReused(f"the confirmation token of {earlier.action} was reused")
+    return earlier, False
+
+
+def _interrupted_cleared(*, action: str, target: str) -> bool:
+    """End a pending row whose request died long ago (it would block the action forever)."""
+    stale = [
+        entry
+        for entry in AuditEntry.objects.filter(
+            action=action, target=target, outcome=Outcome.PENDING
+        )
+        if entry.outcome_unknown
+    ]
+    for entry in stale:
+        _finish(entry, Outcome.FAILED, None, INTERRUPTED_MESSAGE)
+    return bool(stale)
 
 
 def _finish(entry: AuditEntry, outcome: str, status: int | None, message: str) -> None:
@@ -181,6 +220,8 @@ def action_perform(
     )
     if not claimed:
         return ActionResult(entry=entry, repeated=True)
+    if entry.outcome != Outcome.PENDING:
+        return ActionResult(entry=entry, repeated=False)  # refused: another one is running
 
     try:
         answer = call()

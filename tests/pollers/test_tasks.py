@@ -3,19 +3,21 @@ from __future__ import annotations
 import pytest
 
 from dashboard import tasks
-from dashboard.lib.locks import cache_lock
+from dashboard.services.locks import task_lock
+
+pytestmark = pytest.mark.django_db
 
 
 def test_an_overlapping_poll_skips_while_another_holds_the_lock():
-    with cache_lock("poll-workflow:default", ttl=30) as acquired:
+    with task_lock("poll-workflow:default", ttl=30) as acquired:
         assert acquired
         assert tasks.poll_pipeline("default") == "skipped"
 
 
 def test_the_lock_is_free_again_after_the_holder_finishes():
-    with cache_lock("poll-storage", ttl=30):
+    with task_lock("poll-storage", ttl=30):
         pass
-    with cache_lock("poll-storage", ttl=30) as acquired:
+    with task_lock("poll-storage", ttl=30) as acquired:
         assert acquired
 
 

@@ -11,10 +11,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 
 from dashboard import tasks
-from dashboard.lib.locks import cache_lock
 from dashboard.models import FixityCheck
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
+from dashboard.services.locks import task_lock
 from tests.storage.fakes import TRANSFER_SOURCE, package_uuid
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def test_fetching_details_caches_contents_and_pointer_file(polled):
 
 
 def test_a_second_fetch_of_the_same_package_waits_for_the_first(polled):
-    with cache_lock(f"package-details:{package_uuid(1)}", ttl=30):
+    with task_lock(f"package-details:{package_uuid(1)}", ttl=30):
         assert tasks.fetch_package_details.run(package_uuid(1)) == "skipped"
     assert polled.count("get_package_contents") == 0
 
@@ -67,7 +67,7 @@ def test_a_listing_that_fails_is_stored_and_reported(browsable):
 
 def test_a_second_fetch_of_the_same_directory_waits_for_the_first(browsable):
     lock = f"location-listing:{storage_services.listing_id(TRANSFER_SOURCE, b'legacy')}"
-    with cache_lock(lock, ttl=30):
+    with task_lock(lock, ttl=30):
         assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, "bGVnYWN5") == "skipped"
         # Another directory of the same location is not held up.
         assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, "") == "fetched"
