@@ -19,6 +19,7 @@ from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
 from dashboard.clients.storage import StorageError
+from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
@@ -132,7 +133,7 @@ def fetch_location_listing(location_uuid: str, path_b64: str) -> str:
     standard base64 (the bytes need not be UTF-8, and task arguments travel as JSON)."""
     path = base64.b64decode(path_b64)
     # One fetch per directory at a time, however many people have it open.
-    name = f"location-listing:{storage_services.listing_id(location_uuid, path)}"
+    name = f"location-listing:{cache_state.listing_id(location_uuid, path)}"
     with task_lock(name, ttl=LISTING_HARD_LIMIT) as acquired:
         if not acquired:
             return "skipped"

@@ -312,3 +312,14 @@ def service_label(service: str, names: dict[str, str] | None = None) -> str:
     if not slug:
         return label
     return f"{label} ({(names or {}).get(slug, slug)})"
+
+
+# Package statuses a package leaves without anyone touching it in Lookout.
+TRANSITIONAL_PACKAGE_STATUSES = (
+    "PENDING",
+    "STAGING",
+    "DEL_REQ",
+    "RECOVER_REQ",
+    "MOVING",
+    "FINALIZE",
+)

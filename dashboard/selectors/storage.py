@@ -22,16 +22,16 @@ from django.utils import timezone
 
 from dashboard.lib import cache_state as state
 from dashboard.lib import vocabulary
-from dashboard.models import AuditEntry, FixityCheck, StoragePackage
-from dashboard.selectors import freshness
-from dashboard.services.storage import (
-    TRANSITIONAL_STATUSES,
+from dashboard.lib.cache_state import (
     PackageSyncState,
     details_key,
     listing_key,
     listing_request_key,
     package_sync_state_load,
 )
+from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
+from dashboard.models import AuditEntry, FixityCheck, StoragePackage
+from dashboard.selectors import freshness
 
 # Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
 PACKAGE_TYPES = tuple(vocabulary.PACKAGE_TYPES)

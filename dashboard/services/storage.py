@@ -26,7 +26,6 @@ calls.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import time
@@ -55,7 +54,19 @@ from dashboard.clients.storage import (
 )
 from dashboard.clients.storage import get_storage_client as get_storage_client  # re-exported
 from dashboard.lib import cache_state as state
+from dashboard.lib.cache_state import (
+    DETAILS_TTL,
+    LISTING_REQUEST_TTL,
+    LISTING_TTL,
+    PackageSyncState,
+    details_key,
+    listing_key,
+    listing_request_key,
+    package_sync_state_load,
+    package_sync_state_save,
+)
 from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
 from dashboard.models import FixityCheck, StoragePackage
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.units import plain
@@ -66,8 +77,6 @@ SERVICE = "storage"
 SUMMARY_PACKAGE_TYPES = ("AIP", "AIC", "DIP", "transfer")
 # The service's own maximum page size.
 PAGE_SIZE = 1000
-# Statuses a package leaves without anyone touching it in Lookout.
-TRANSITIONAL_STATUSES = ("PENDING", "STAGING", "DEL_REQ", "RECOVER_REQ", "MOVING", "FINALIZE")
 # A package registered slowly can carry a stored date a little older than the newest
 # one already seen; look back this far.
 STORED_DATE_MARGIN = timedelta(hours=1)
@@ -80,13 +89,6 @@ UUID_BATCH = 100
 BROWSE_TIMEOUT = (2.0, 5.0)
 
 # --------------------------------------------------------------------------- cache keys
-
-SYNC_KEY = "storage:package-sync"
-DETAILS_TTL = 24 * 3600
-
-
-def details_key(package_uuid: str) -> str:
-    return f"storage:package-details:{package_uuid}"
 
 
 # --------------------------------------------------------------------------- settings
@@ -107,35 +109,6 @@ def sync_budget_seconds() -> float:
 
 
 # --------------------------------------------------------------------------- sync state
-
-
-@dataclass
-class PackageSyncState:
-    """Where the package mirror stands; kept in the cache between cycles."""
-
-    last_full_sync_at: datetime | None = None
-    last_incremental_at: datetime | None = None
-    # A full resync under way: when it started and how far it got.
-    full_sync_started_at: datetime | None = None
-    full_sync_offset: int = 0
-    full_sync_requested: bool = False
-    # Newest `stored_date` seen, naive, in the storage server's clock (as the filter wants).
-    stored_date_cursor: datetime | None = None
-    upstream_total: int | None = None
-
-    @property
-    def has_baseline(self) -> bool:
-        return self.last_full_sync_at is not None
-
-
-def package_sync_state_load() -> PackageSyncState:
-    data = cache.get(SYNC_KEY) or {}
-    known = {name for name in PackageSyncState.__dataclass_fields__}
-    return PackageSyncState(**{k: v for k, v in data.items() if k in known})
-
-
-def package_sync_state_save(sync: PackageSyncState) -> None:
-    cache.set(SYNC_KEY, dict(sync.__dict__), state.STATE_TTL)
 
 
 # --------------------------------------------------------------------------- mirror rows
@@ -580,28 +553,6 @@ def storage_poll(
 
 
 # --------------------------------------------------------------------------- browse listings
-
-# The database is the record, the cache only caches. A browse listing is no record of
-# Lookout's: it is a view of one directory upstream that can be fetched again at any
-# time, so the cache is the right place for it, and an evicted or expired listing is
-# simply fetched again when someone opens the directory.
-LISTING_TTL = 3600
-# How long a queued fetch counts as under way: the page waits for it that long at most,
-# and no other fetch of the directory is queued meanwhile (a lost task frees it then).
-LISTING_REQUEST_TTL = 120
-
-
-def listing_id(location_uuid: str, path: bytes) -> str:
-    """A short, key-safe name for one directory: paths are raw bytes of any length."""
-    return f"{location_uuid}:{hashlib.sha256(path).hexdigest()}"
-
-
-def listing_key(location_uuid: str, path: bytes) -> str:
-    return f"storage:listing:{listing_id(location_uuid, path)}"
-
-
-def listing_request_key(location_uuid: str, path: bytes) -> str:
-    return f"storage:listing-requested:{listing_id(location_uuid, path)}"
 
 
 def _browse_client() -> StorageClient:

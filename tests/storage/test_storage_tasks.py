@@ -11,6 +11,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 
 from dashboard import tasks
+from dashboard.lib import cache_state
 from dashboard.models import FixityCheck
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
@@ -66,7 +67,7 @@ def test_a_listing_that_fails_is_stored_and_reported(browsable):
 
 
 def test_a_second_fetch_of_the_same_directory_waits_for_the_first(browsable):
-    lock = f"location-listing:{storage_services.listing_id(TRANSFER_SOURCE, b'legacy')}"
+    lock = f"location-listing:{cache_state.listing_id(TRANSFER_SOURCE, b'legacy')}"
     with task_lock(lock, ttl=30):
         assert tasks.fetch_location_listing.run(TRANSFER_SOURCE, "bGVnYWN5") == "skipped"
         # Another directory of the same location is not held up.
