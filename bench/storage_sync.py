@@ -113,12 +113,12 @@ def sync_figures(sim) -> list[tuple[str, float, int, str]]:
 def page_figures(runs: int) -> list[tuple[str, float, float]]:
     from django.test import Client
 
-    from dashboard.lib import cache_state as state
+    from dashboard.selectors import storage as storage_selectors
     from tests.support.users import make_user
 
     client = Client()
     client.force_login(make_user("bench-operator", "operator"))
-    locations = (state.storage_summary_load() or {}).get("locations", [])
+    locations = (storage_selectors.storage_summary() or {}).get("locations", [])
     aip_store = next(loc["uuid"] for loc in locations if loc["purpose"] == "AS")
     page_queries = [*PAGE_QUERIES, f"?location={aip_store}"]
     urls = [f"/storage/packages/{q}" for q in page_queries] + [

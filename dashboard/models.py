@@ -387,3 +387,46 @@ class StoragePackage(models.Model):
     @property
     def status_label(self) -> str:
         return vocabulary.package_status(self.status).text
+
+
+class StorageSummary(models.Model):
+    """Pipelines, spaces and locations as the last storage poll listed them (one row)."""
+
+    fetched_at = models.DateTimeField()
+    # pipelines, spaces, locations, package counts and pending requests, as listed.
+    data = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+
+    def __str__(self) -> str:
+        return f"storage summary of {self.fetched_at}"
+
+
+class PackageDetails(models.Model):
+    """A package's contents and pointer file, fetched when someone opened its page."""
+
+    package_uuid = models.CharField(max_length=36, primary_key=True)
+    fetched_at = models.DateTimeField()
+    # The file list as the service gave it; None when it could not be fetched.
+    files = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    files_error = models.TextField(blank=True)
+    pointer = models.TextField(null=True, blank=True)  # noqa: DJ001  (None: not fetched)
+    pointer_error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"details of {self.package_uuid}"
+
+
+class PackageSync(models.Model):
+    """Where the package mirror stands between storage polls (one row)."""
+
+    last_full_sync_at = models.DateTimeField(null=True, blank=True)
+    last_incremental_at = models.DateTimeField(null=True, blank=True)
+    # A full resync under way: when it started and how far it got.
+    full_sync_started_at = models.DateTimeField(null=True, blank=True)
+    full_sync_offset = models.PositiveIntegerField(default=0)
+    full_sync_requested = models.BooleanField(default=False)
+    # Newest `stored_date` seen, naive, in the storage server's clock (as the filter wants).
+    stored_date_cursor = models.DateTimeField(null=True, blank=True)
+    upstream_total = models.PositiveIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"package sync (full sync {self.last_full_sync_at})"

@@ -44,21 +44,6 @@ def _isolated_cache(request: pytest.FixtureRequest, settings) -> Iterator[None]:
     cache.clear()
 
 
-@pytest.fixture(autouse=True)
-def _no_poll_records_from_earlier_tests(request: pytest.FixtureRequest) -> None:
-    """Start every database test with no poll record.
-
-    A live-server thread of a browser test can still be answering (and recording) after
-    its test's flush; freshness decides whole pages, so no test may inherit one.
-    """
-    if request.node.get_closest_marker("django_db") is None and "db" not in request.fixturenames:
-        return
-    request.getfixturevalue("_django_db_helper")
-    from dashboard.models import ServicePoll
-
-    ServicePoll.objects.all().delete()
-
-
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     with redis_server() as url:

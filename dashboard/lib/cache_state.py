@@ -1,70 +1,16 @@
-"""What Lookout keeps only in Django's cache, and the names it keeps it under.
+"""What Lookout keeps only in Django's cache: directory listings, and their key names.
 
-Everything here can be fetched again from upstream, and is: the storage service's
-summary (pipelines, spaces, locations; refilled by the next storage poll), a package's
-contents and pointer file, a directory listing, and the package mirror's sync cursor (a
-lost cursor means one full resync). Units, jobs, freshness, locks and the package
-mirror itself live in the database.
+A directory listing can be fetched again from upstream at any time, and is, when
+someone opens the directory. Everything else Lookout knows (units, jobs, freshness,
+locks, the storage summary, package details, the package mirror and its sync cursor)
+lives in the database.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
-
-from django.core.cache import cache
 
 STATE_TTL = 7 * 24 * 3600
-
-
-def storage_summary_load() -> dict[str, Any] | None:
-    summary: dict[str, Any] | None = cache.get("storage:summary")
-    return summary
-
-
-def storage_summary_save(summary: dict[str, Any]) -> None:
-    cache.set("storage:summary", summary, STATE_TTL)
-
-
-SYNC_KEY = "storage:package-sync"
-
-
-DETAILS_TTL = 24 * 3600
-
-
-def details_key(package_uuid: str) -> str:
-    return f"storage:package-details:{package_uuid}"
-
-
-@dataclass
-class PackageSyncState:
-    """Where the package mirror stands; kept in the cache between cycles."""
-
-    last_full_sync_at: datetime | None = None
-    last_incremental_at: datetime | None = None
-    # A full resync under way: when it started and how far it got.
-    full_sync_started_at: datetime | None = None
-    full_sync_offset: int = 0
-    full_sync_requested: bool = False
-    # Newest `stored_date` seen, naive, in the storage server's clock (as the filter wants).
-    stored_date_cursor: datetime | None = None
-    upstream_total: int | None = None
-
-    @property
-    def has_baseline(self) -> bool:
-        return self.last_full_sync_at is not None
-
-
-def package_sync_state_load() -> PackageSyncState:
-    data = cache.get(SYNC_KEY) or {}
-    known = {name for name in PackageSyncState.__dataclass_fields__}
-    return PackageSyncState(**{k: v for k, v in data.items() if k in known})
-
-
-def package_sync_state_save(sync: PackageSyncState) -> None:
-    cache.set(SYNC_KEY, dict(sync.__dict__), STATE_TTL)
 
 
 # The database is the record, the cache only caches. A browse listing is no record of

@@ -12,7 +12,7 @@ import uuid as uuid_module
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 from xml.dom import minidom
 
@@ -20,17 +20,18 @@ from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from dashboard.lib import cache_state as state
 from dashboard.lib import vocabulary
-from dashboard.lib.cache_state import (
-    PackageSyncState,
-    details_key,
-    listing_key,
-    listing_request_key,
-    package_sync_state_load,
-)
+from dashboard.lib.cache_state import listing_key, listing_request_key
+from dashboard.lib.package_sync import PackageSyncState
 from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
-from dashboard.models import AuditEntry, FixityCheck, StoragePackage
+from dashboard.models import (
+    AuditEntry,
+    FixityCheck,
+    PackageDetails,
+    PackageSync,
+    StoragePackage,
+    StorageSummary,
+)
 from dashboard.selectors import freshness
 
 # Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
@@ -177,8 +178,18 @@ def storage_health() -> freshness.ServiceHealth:
     return next(h for h in freshness.service_health_list() if h.service == "storage")
 
 
+def package_sync_state_load() -> PackageSyncState:
+    row = PackageSync.objects.filter(pk=1).first()
+    if row is None:
+        return PackageSyncState()
+    values = {name: getattr(row, name) for name in PackageSyncState.__dataclass_fields__}
+    if row.stored_date_cursor is not None:  # naive again, in the storage server's clock
+        values["stored_date_cursor"] = row.stored_date_cursor.astimezone(UTC).replace(tzinfo=None)
+    return PackageSyncState(**values)
+
+
 def _summary() -> dict[str, Any]:
-    return state.storage_summary_load() or {}
+    return storage_summary() or {}
 
 
 def pipeline_list() -> list[PipelineRow]:
@@ -264,7 +275,7 @@ def location_get(*, uuid: str) -> LocationRow | None:
 
 def storage_overview() -> StorageOverview | None:
     """Pipelines, spaces and locations grouped by purpose; None before the first poll."""
-    summary = state.storage_summary_load()
+    summary = storage_summary()
     if summary is None:
         return None
     groups: dict[str, list[LocationRow]] = {}
@@ -391,8 +402,19 @@ def package_detail(*, uuid: str, fixity_limit: int = 20) -> PackageDetail | None
     package = package_get(uuid=uuid)
     if package is None:
         return None
-    details = cache.get(details_key(package.uuid))
-    pointer_text = (details or {}).get("pointer")
+    stored = PackageDetails.objects.filter(package_uuid=package.uuid).first()
+    details = (
+        None
+        if stored is None
+        else {
+            "fetched_at": stored.fetched_at,
+            "files": stored.files,
+            "files_error": stored.files_error,
+            "pointer": stored.pointer,
+            "pointer_error": stored.pointer_error,
+        }
+    )
+    pointer_text = stored.pointer if stored is not None else None
     replicated = (
         _packages_by_uuid([package.replicated_package_uuid])[0]
         if package.replicated_package_uuid
@@ -760,4 +782,8 @@ def browse_breadcrumbs(*, location_label: str, path: bytes) -> list[Crumb]:
 
 
 def storage_summary() -> dict[str, Any] | None:
-    return state.storage_summary_load()
+    """What the last storage poll listed, or None before the first one."""
+    row = StorageSummary.objects.filter(pk=1).first()
+    if row is None:
+        return None
+    return {**row.data, "fetched_at": row.fetched_at}

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -53,21 +53,23 @@ from dashboard.clients.storage import (
     StorageUnavailable,
 )
 from dashboard.clients.storage import get_storage_client as get_storage_client  # re-exported
-from dashboard.lib import cache_state as state
 from dashboard.lib.cache_state import (
-    DETAILS_TTL,
     LISTING_REQUEST_TTL,
     LISTING_TTL,
-    PackageSyncState,
-    details_key,
     listing_key,
     listing_request_key,
-    package_sync_state_load,
-    package_sync_state_save,
 )
+from dashboard.lib.package_sync import PackageSyncState
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
-from dashboard.models import FixityCheck, StoragePackage
+from dashboard.models import (
+    FixityCheck,
+    PackageDetails,
+    PackageSync,
+    StoragePackage,
+    StorageSummary,
+)
+from dashboard.selectors.storage import package_sync_state_load
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.units import plain
 
@@ -517,7 +519,7 @@ def storage_poll(
     try:
         client = client or get_storage_client()
         summary, requests = _summary(client, now)
-        state.storage_summary_save(summary)
+        storage_summary_save(summary)
         outcome = packages_sync(
             client=client,
             now=now,
@@ -680,12 +682,28 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
         )
     except StorageError as exc:
         details["pointer_error"] = _readable(exc)
-    cache.set(details_key(uuid), details, DETAILS_TTL)
+    PackageDetails.objects.update_or_create(package_uuid=uuid, defaults=details)
     try:
         package_refresh(uuid=uuid, client=client)
     except StorageError as exc:
         log.info("package %s not refreshed with its details: %s", uuid, exc)
     return details
+
+
+def package_sync_state_save(sync: PackageSyncState) -> None:
+    values = dict(sync.__dict__)
+    # The cursor is naive, in the storage server's clock: stored as if it were UTC.
+    if sync.stored_date_cursor is not None:
+        values["stored_date_cursor"] = sync.stored_date_cursor.replace(tzinfo=UTC)
+    PackageSync.objects.update_or_create(pk=1, defaults=values)
+
+
+def storage_summary_save(summary: dict[str, Any]) -> None:
+    """Keep the summary a storage poll read: `fetched_at` and what was listed."""
+    data = {key: value for key, value in summary.items() if key != "fetched_at"}
+    StorageSummary.objects.update_or_create(
+        pk=1, defaults={"fetched_at": summary["fetched_at"], "data": data}
+    )
 
 
 def _readable(exc: UpstreamError) -> str:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.selectors import storage as storage_selectors
 from tests.integration.conftest import point_at
 from tests.support.simulator_process import SimulatorProcess
 
@@ -102,7 +101,7 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(tmp_path, settings
             worker.wait(timeout=30)
 
     assert _worker_db(tmp_path, "SELECT COUNT(*) FROM dashboard_unit") >= 10
-    assert storage_selectors.storage_summary()["locations"]
+    assert _worker_db(tmp_path, "SELECT COUNT(*) FROM dashboard_storagesummary") == 1
     with sqlite3.connect(tmp_path / "worker.sqlite3") as db:
         rows = db.execute("SELECT COUNT(*) FROM dashboard_statuschange").fetchone()[0]
         repeated = db.execute(

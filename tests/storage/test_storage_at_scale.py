@@ -18,8 +18,14 @@ from rest_framework.test import APIClient
 from dashboard import tasks
 from dashboard.clients.storage import StorageClient
 from dashboard.forms.storage import encode_browse_path
-from dashboard.lib import cache_state as state
-from dashboard.models import StoragePackage
+from dashboard.models import (
+    PackageDetails,
+    PackageSync,
+    ServicePoll,
+    StoragePackage,
+    StorageSummary,
+)
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from tests.support.simulator_process import SimulatorProcess
 
@@ -45,20 +51,22 @@ def synced(sim, django_db_setup, django_db_blocker) -> Iterator[dict[str, Any]]:
         took = time.monotonic() - started
         assert summary.ok, summary.line()
         kept = {
-            "summary": state.storage_summary_load(),
+            "summary": storage_selectors.storage_summary(),
             "sync": storage_services.package_sync_state_load(),
             "requests": summary.requests,
             "seconds": took,
         }
         yield kept
-        StoragePackage.objects.all().delete()
+        # Committed outside any test's transaction: remove all the sync wrote.
+        for model in (StoragePackage, StorageSummary, PackageSync, PackageDetails, ServicePoll):
+            model.objects.all().delete()
 
 
 @pytest.fixture(autouse=True)
 def restored(synced, settings, sim) -> dict[str, Any]:
     """Put the module's cached summary and sync state back (each test starts empty)."""
     settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
-    state.storage_summary_save(synced["summary"])
+    storage_services.storage_summary_save(synced["summary"])
     storage_services.package_sync_state_save(synced["sync"])
     return synced
 

@@ -12,8 +12,8 @@ import pytest
 import requests
 
 from dashboard.clients.storage import StorageClient
-from dashboard.lib import cache_state as state
 from dashboard.models import StoragePackage
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from tests.support.simulator_process import SimulatorProcess
 
@@ -52,6 +52,6 @@ def test_location_usage_sent_as_strings_is_cached_as_numbers(polled):
     raw = raw_objects(polled, "location")
     assert all(isinstance(loc["used"], str) for loc in raw)
 
-    cached = {loc["uuid"]: loc for loc in state.storage_summary_load()["locations"]}
+    cached = {loc["uuid"]: loc for loc in storage_selectors.storage_summary()["locations"]}
     for loc in raw:
         assert cached[loc["uuid"]]["used"] == int(loc["used"])

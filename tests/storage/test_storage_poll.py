@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard.lib import cache_state as state
 from dashboard.models import StoragePackage
 from dashboard.selectors import freshness
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from dashboard.services.storage import package_sync_state_load, packages_sync, storage_poll
 from tests.storage.fakes import (
@@ -33,7 +33,7 @@ def test_it_caches_pipelines_spaces_locations_and_counts(fake):
     summary = storage_poll()
 
     assert summary.ok
-    cached = state.storage_summary_load()
+    cached = storage_selectors.storage_summary()
     assert {p["uuid"] for p in cached["pipelines"]} == {p.uuid for p in fake.pipelines}
     assert {s["uuid"] for s in cached["spaces"]} == {s.uuid for s in fake.spaces}
     assert {loc["uuid"] for loc in cached["locations"]} == {loc.uuid for loc in fake.locations}
@@ -189,7 +189,7 @@ def test_a_failed_poll_keeps_the_last_state_and_records_the_error(fake):
 
     assert not summary.ok
     assert StoragePackage.objects.count() == 1
-    assert state.storage_summary_load() is not None
+    assert storage_selectors.storage_summary() is not None
     health = next(h for h in freshness.service_health_list() if h.service == "storage")
     assert "could not connect" in health.last_error
     assert health.last_success_at is not None

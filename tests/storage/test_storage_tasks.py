@@ -12,7 +12,7 @@ from django.core.cache import cache
 
 from dashboard import tasks
 from dashboard.lib import cache_state
-from dashboard.models import FixityCheck
+from dashboard.models import FixityCheck, PackageDetails
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from dashboard.services.locks import task_lock
@@ -23,12 +23,12 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_fetching_details_caches_contents_and_pointer_file(polled):
+def test_fetching_details_stores_contents_and_pointer_file(polled):
     assert tasks.fetch_package_details.run(package_uuid(1)) == "fetched"
 
-    details = cache.get(storage_services.details_key(package_uuid(1)))
-    assert details["files"][0]["name"] == "objects/report.pdf"
-    assert "premis" in details["pointer"]
+    details = PackageDetails.objects.get(package_uuid=package_uuid(1))
+    assert details.files[0]["name"] == "objects/report.pdf"
+    assert "premis" in details.pointer
 
 
 def test_a_second_fetch_of_the_same_package_waits_for_the_first(polled):

@@ -6,8 +6,8 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from dashboard.lib import cache_state as state
 from dashboard.models import ServicePoll, StatusChange, Unit
+from dashboard.services import storage as storage_services
 
 PIPELINES = [
     {
@@ -115,7 +115,7 @@ def storage(
     spaces: list[dict[str, Any]] | None = None,
     locations: list[dict[str, Any]] | None = None,
 ) -> None:
-    state.storage_summary_save(
+    storage_services.storage_summary_save(
         {
             "fetched_at": now,
             "pipelines": [],
