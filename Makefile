@@ -1,4 +1,5 @@
-# Lookout: `make run` starts the demo against the simulator; `make test` runs every test.
+# Lookout: `make run` starts the demo against the simulator; `make test` runs every test
+# (on SQLite, then the database tests again on a private PostgreSQL).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PIP_COMPILE := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links
 
-.PHONY: run test test-fast lint bench lock clean
+.PHONY: run test test-postgres test-fast lint bench lock clean
 
 $(RUNTIME_STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Lookout needs Python 3.11 or newer")'
@@ -27,9 +28,23 @@ run: $(RUNTIME_STAMP)
 	$(PY) manage.py demo_admin
 	$(PY) manage.py run_stack
 
+# Two passes. The first runs every test on SQLite (the embedded default; DATABASE_URL
+# is emptied so a developer's own does not leak in). The second runs the tests that use
+# a database again on PostgreSQL, browser tests aside: tests/support/postgres_server.py
+# initdb's a private server in a temporary folder, starts it on a free loopback port,
+# runs pytest with DATABASE_URL pointing at it and stops and removes it however pytest
+# ends. LOOKOUT_TEST_DATABASE names each pass; tests/test_database_backend.py checks it.
+PG_PASS := $(PY) -m tests.support.postgres_server $(PY) -m pytest --only-database-tests -m "not browser"
+
 test: $(DEV_STAMP)
 	bash scripts/test-prerequisites.sh
-	$(PY) -m pytest
+	DATABASE_URL= LOOKOUT_TEST_DATABASE=sqlite $(PY) -m pytest
+	$(PG_PASS)
+
+# The PostgreSQL pass alone.
+test-postgres: $(DEV_STAMP)
+	bash scripts/test-prerequisites.sh
+	$(PG_PASS)
 
 test-fast: $(DEV_STAMP)
 	$(PY) -m pytest -m "not integration and not browser"

@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
-# Makes sure the real parts the tests drive are installed: redis-server and Chromium.
-# The tests start their own private Redis; Chromium comes from Debian's package.
+# Makes sure the real parts the tests drive are installed: redis-server, the PostgreSQL
+# server and Chromium. The tests start their own private Redis and PostgreSQL (never the
+# machine's own); Chromium comes from Debian's package.
 set -euo pipefail
+
+# initdb, pg_ctl and postgres: on PATH, or where Debian keeps them (off PATH).
+postgres_server_installed() {
+  if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1 \
+    && command -v postgres >/dev/null 2>&1; then
+    return 0
+  fi
+  local bin
+  for bin in /usr/lib/postgresql/*/bin; do
+    if [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] && [ -x "$bin/postgres" ]; then
+      return 0
+    fi
+  done
+  return 1
+}
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+postgres_server_installed || missing+=(postgresql)
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   missing+=(chromium)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  # Debian's postgresql package also sets up (and may start) a cluster of its own on
+  # port 5432; the tests leave it alone.
   echo "Installing test prerequisites from Debian packages: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -24,10 +24,36 @@ LOCMEM = {
 }
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--only-database-tests",
+        action="store_true",
+        default=False,
+        help="run only the tests that use a database (the PostgreSQL pass of `make test`)",
+    )
+
+
+def _uses_database(item: pytest.Item) -> bool:
+    """What pytest-django lets reach the test database, and tests marked `database`
+    (their subprocesses migrate a database of their own). Other tests cannot touch one."""
+    return (
+        item.get_closest_marker("django_db") is not None
+        or item.get_closest_marker("database") is not None
+        or "_django_db_helper" in getattr(item, "fixturenames", ())
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(name) for name in SOCKET_MARKERS):
             item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
+    if not config.getoption("only_database_tests"):
+        return
+    kept = [item for item in items if _uses_database(item)]
+    dropped = [item for item in items if not _uses_database(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)

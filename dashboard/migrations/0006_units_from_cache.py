@@ -42,6 +42,11 @@ def forwards(apps, schema_editor):
         rows = {}
         for uuid, data in cached.items():
             values = {k: v for k, v in data.items() if k in UNIT_FIELDS}
+            for name, value in values.items():
+                # Upstream text may be longer than the column (PostgreSQL refuses it).
+                limit = getattr(Unit._meta.get_field(name), "max_length", None)
+                if limit and isinstance(value, str):
+                    values[name] = value[:limit]
             extra = data.get("extra") or {}
             values["needs_details"] = bool(extra.get("needs_details"))
             values["seen_finishing"] = bool(extra.get("seen_finishing"))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import CharField, Max, Q
 from django.utils import timezone
 
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
@@ -337,10 +337,28 @@ def _known_uuids(pipeline: str) -> set[str]:
     return set(Unit.objects.filter(pipeline=pipeline).values_list("uuid", flat=True))
 
 
+# PostgreSQL refuses a string longer than its column (SQLite keeps it whole): upstream
+# text is cut to fit instead of failing the poll that writes it, every cycle.
+_CHAR_LIMITS = tuple(
+    (field.attname, field.max_length)
+    for field in Unit._meta.concrete_fields
+    if isinstance(field, CharField) and field.max_length
+)
+
+
+def _fit_columns(unit: Unit) -> None:
+    for name, length in _CHAR_LIMITS:
+        value = getattr(unit, name)
+        if value is not None and len(value) > length:
+            setattr(unit, name, value[:length])
+
+
 def _store(
     pipeline: str, units: dict[str, Unit], before: dict[str, tuple[Any, ...]], gone: list[Unit]
 ) -> None:
     """One insert for new units, one update for changed ones, one delete for gone ones."""
+    for unit in units.values():
+        _fit_columns(unit)
     new = [unit for unit in units.values() if unit.pk is None]
     # Write only the fields a cycle changed, so it never puts back a value the jobs
     # refresh wrote meanwhile (the service's own waiting time, say).

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+
+from tests.support.databases import scratch_database
 
 
 @pytest.fixture
@@ -19,6 +22,13 @@ def redis_cache(settings, redis_url: str) -> Iterator[str]:
     cache.clear()
     yield redis_url
     cache.clear()
+
+
+@pytest.fixture
+def scratch_database_url(tmp_path: Path) -> Iterator[str]:
+    """An empty database for a subprocess: SQLite, or PostgreSQL on the PostgreSQL pass."""
+    with scratch_database(tmp_path, "scratch") as url:
+        yield url
 
 
 def point_at(settings, sim) -> None:

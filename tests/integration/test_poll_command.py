@@ -9,15 +9,17 @@ import pytest
 
 from tests.support.simulator_process import SimulatorProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.database]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_poll(tmp_path: Path, workflow_url: str, storage_url: str) -> subprocess.CompletedProcess:
+def run_poll(
+    tmp_path: Path, database_url: str, workflow_url: str, storage_url: str
+) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'poll.sqlite3'}",
+        "DATABASE_URL": database_url,
         "LOOKOUT_VAR_DIR": str(tmp_path),
         "LOOKOUT_WORKFLOW_URL": workflow_url,
         "LOOKOUT_STORAGE_URL": storage_url,
@@ -41,9 +43,11 @@ def run_poll(tmp_path: Path, workflow_url: str, storage_url: str) -> subprocess.
     )
 
 
-def test_poll_once_prints_one_line_per_service_and_exits_0_when_all_answer(tmp_path):
+def test_poll_once_prints_one_line_per_service_and_exits_0_when_all_answer(
+    tmp_path, scratch_database_url
+):
     with SimulatorProcess(units=15, packages=10, seed=2) as sim:
-        result = run_poll(tmp_path, sim.workflow_url, sim.storage_url)
+        result = run_poll(tmp_path, scratch_database_url, sim.workflow_url, sim.storage_url)
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
@@ -51,12 +55,14 @@ def test_poll_once_prints_one_line_per_service_and_exits_0_when_all_answer(tmp_p
     assert all(" ok;" in line for line in lines)
 
 
-def test_poll_once_exits_non_zero_naming_the_service_that_did_not_answer(tmp_path):
+def test_poll_once_exits_non_zero_naming_the_service_that_did_not_answer(
+    tmp_path, scratch_database_url
+):
     with SimulatorProcess(units=5, packages=5, seed=2) as sim:
         storage_url = sim.storage_url
         workflow_url = sim.workflow_url
     # Both are gone now; point the storage at the dead port, keep nothing running.
-    result = run_poll(tmp_path, workflow_url, storage_url)
+    result = run_poll(tmp_path, scratch_database_url, workflow_url, storage_url)
 
     assert result.returncode != 0
     assert "FAILED" in result.stdout
