@@ -25,7 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import email.message
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -516,35 +516,6 @@ class ReingestReceipt:
 
 
 @dataclass(frozen=True)
-class ResourceSchema:
-    resource: str
-    fields: Mapping[str, Any]
-    filtering: Mapping[str, Any]
-    default_limit: int | None
-    allowed_list_methods: tuple[str, ...]
-    allowed_detail_methods: tuple[str, ...]
-
-    @classmethod
-    def from_api(cls, resource: str, data: Any) -> ResourceSchema:
-        data = require_mapping(data, "schema")
-        fields = require_mapping(data.get("fields") or {}, "'fields'")
-        filtering = require_mapping(data.get("filtering") or {}, "'filtering'")
-        return cls(
-            resource=resource,
-            fields=MappingProxyType(dict(fields)),
-            filtering=MappingProxyType(dict(filtering)),
-            default_limit=read_int(data, "default_limit"),
-            allowed_list_methods=tuple(
-                str(m) for m in require_list(data.get("allowed_list_http_methods") or [], "methods")
-            ),
-            allowed_detail_methods=tuple(
-                str(m)
-                for m in require_list(data.get("allowed_detail_http_methods") or [], "methods")
-            ),
-        )
-
-
-@dataclass(frozen=True)
 class PackageDownload:
     """A streamed download; read it with `iter_chunks()` once, inside the `with` block."""
 
@@ -649,70 +620,10 @@ class StorageClient(ApiClient):
     def list_pipelines(self, **filters: Any) -> Iterator[Pipeline]:
         return self._iter("/api/v2/pipeline/", filters, Pipeline.from_api)
 
-    def get_pipeline(self, uuid: str) -> Pipeline:
-        uuid = _resource_uuid(uuid)
-
-        def parse(data: Any) -> Pipeline:
-            # Documented as one pipeline, shown in the spec as a one-item list.
-            data = require_mapping(data, "pipeline")
-            if "objects" not in data:
-                return Pipeline.from_api(data)
-            for item in require_list(data["objects"], "objects"):
-                pipeline = Pipeline.from_api(item)
-                if pipeline.uuid == uuid:
-                    return pipeline
-            raise MalformedPayload(f"the list answer does not hold pipeline {uuid}")
-
-        return self._get_one(f"/api/v2/pipeline/{uuid}/", parse)
-
-    def create_pipeline(
-        self,
-        *,
-        uuid: str,
-        description: str,
-        api_username: str,
-        api_key: str,
-        remote_name: str | None = None,
-        create_default_locations: bool = False,
-        shared_path: str | None = None,
-    ) -> Pipeline:
-        body: dict[str, Any] = {
-            "uuid": _resource_uuid(uuid),
-            "description": description,
-            "api_username": api_username,
-            "api_key": api_key,
-            "create_default_locations": create_default_locations,
-        }
-        if remote_name is not None:
-            body["remote_name"] = remote_name
-        if shared_path is not None:
-            body["shared_path"] = shared_path
-        return self._post_json("/api/v2/pipeline/", body, Pipeline.from_api)
-
     # --- spaces
 
     def list_spaces(self, **filters: Any) -> Iterator[Space]:
         return self._iter("/api/v2/space/", filters, Space.from_api)
-
-    def get_space(self, uuid: str) -> Space:
-        return self._get_one(f"/api/v2/space/{_resource_uuid(uuid)}/", Space.from_api)
-
-    def create_space(
-        self,
-        *,
-        access_protocol: str,
-        path: str,
-        staging_path: str | None = None,
-        size: int | None = None,
-        **protocol_fields: Any,
-    ) -> Space:
-        """Create a space; `protocol_fields` are the per-type fields the spec lists."""
-        body: dict[str, Any] = {"access_protocol": access_protocol, "path": path, **protocol_fields}
-        if staging_path is not None:
-            body["staging_path"] = staging_path
-        if size is not None:
-            body["size"] = size
-        return self._post_json("/api/v2/space/", body, Space.from_api)
 
     def browse_space(self, uuid: str, path: str) -> BrowseResult:
         """Browse a path inside a space (sent as plain text, unlike location browse)."""
@@ -727,33 +638,6 @@ class StorageClient(ApiClient):
     def list_locations(self, **filters: Any) -> Iterator[Location]:
         return self._iter("/api/v2/location/", filters, Location.from_api)
 
-    def get_location(self, uuid: str) -> Location:
-        return self._get_one(f"/api/v2/location/{_resource_uuid(uuid)}/", Location.from_api)
-
-    def create_location(
-        self,
-        *,
-        space_uuid: str,
-        purpose: LocationPurpose | str,
-        relative_path: str,
-        description: str = "",
-        pipeline_uuids: Sequence[str] = (),
-        default: bool = False,
-        quota: int | None = None,
-    ) -> Location:
-        """Create a location. The service does not create its directory."""
-        body: dict[str, Any] = {
-            "space": f"/api/v2/space/{_resource_uuid(space_uuid)}/",
-            "purpose": str(purpose),
-            "relative_path": relative_path,
-            "description": description,
-            "pipeline": [f"/api/v2/pipeline/{_resource_uuid(p)}/" for p in pipeline_uuids],
-            "default": default,
-        }
-        if quota is not None:
-            body["quota"] = quota
-        return self._post_json("/api/v2/location/", body, Location.from_api)
-
     def browse_location(self, uuid: str, path: str | bytes = "") -> BrowseResult:
         """Browse a location; `path` may be the `raw_name` bytes of an earlier entry."""
         raw = path if isinstance(path, bytes) else path.encode("utf-8")
@@ -762,24 +646,6 @@ class StorageClient(ApiClient):
             f"/api/v2/location/{_resource_uuid(uuid)}/browse/",
             lambda data: BrowseResult.from_api(data, property_keys_encoded=True),
             params=params,
-        )
-
-    def move_files(
-        self,
-        location_uuid: str,
-        *,
-        origin_location_uuid: str,
-        pipeline_uuid: str,
-        files: Sequence[tuple[str, str]],
-    ) -> None:
-        """Move untracked `(source, destination)` files into this location."""
-        body = {
-            "origin_location": _resource_uuid(origin_location_uuid),
-            "pipeline": f"/api/v2/pipeline/{_resource_uuid(pipeline_uuid)}/",
-            "files": [{"source": source, "destination": dest} for source, dest in files],
-        }
-        self._request(
-            "POST", self._url(f"/api/v2/location/{_resource_uuid(location_uuid)}/"), json_body=body
         )
 
     # --- packages
@@ -856,13 +722,6 @@ class StorageClient(ApiClient):
             f"/api/v2/file/{_resource_uuid(uuid)}/check_fixity/", FixityResult.from_api, params
         )
 
-    def send_post_store_callback(self, uuid: str) -> None:
-        self._request(
-            "GET",
-            self._url(f"/api/v2/file/{_resource_uuid(uuid)}/send_callback/post_store/"),
-            accept="*/*",
-        )
-
     def get_package_contents(self, uuid: str) -> PackageContents:
         return self._get_one(
             f"/api/v2/file/{_resource_uuid(uuid)}/contents/", PackageContents.from_api
@@ -920,21 +779,6 @@ class StorageClient(ApiClient):
         )
 
     # --- misc
-
-    def get_schema(self, resource: str) -> ResourceSchema:
-        if not resource.isidentifier():
-            raise ValueError(f"not a resource name: {resource!r}")
-        return self._get_one(
-            f"/api/v2/{resource}/schema/", lambda data: ResourceSchema.from_api(resource, data)
-        )
-
-    def is_alive(self) -> bool:
-        """Whether the service answers its API root (which needs no credentials)."""
-        try:
-            response = self._request("GET", self._url("/api/v2/"), auth=False)
-            return isinstance(self._decode_json(response, "GET"), Mapping)
-        except StorageError:
-            return False
 
     # --- streaming
 

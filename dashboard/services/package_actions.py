@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
@@ -220,9 +220,9 @@ def _requester(user: User) -> tuple[int, str]:
     return user_id, email
 
 
-def _package_request(
+def package_request(
     *,
-    kind: str,
+    kind: Literal["deletion", "recovery"],
     user: User,
     package: StoragePackage,
     pipeline_uuid: str,
@@ -230,6 +230,7 @@ def _package_request(
     idempotency_key: str,
     after_success: Callable[[], None] | None = None,
 ) -> ActionResult:
+    """Ask the storage service to delete or recover a package; its administrators decide."""
     reason = reason.strip()
 
     def call() -> UpstreamAnswer:
@@ -271,46 +272,6 @@ def _package_request(
             "user_id": getattr(user, "pk", None),
             "user_email": getattr(user, "email", ""),
         },
-        after_success=after_success,
-    )
-
-
-def package_deletion_request(
-    *,
-    user: User,
-    package: StoragePackage,
-    pipeline_uuid: str,
-    reason: str,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    return _package_request(
-        kind="deletion",
-        user=user,
-        package=package,
-        pipeline_uuid=pipeline_uuid,
-        reason=reason,
-        idempotency_key=idempotency_key,
-        after_success=after_success,
-    )
-
-
-def package_recovery_request(
-    *,
-    user: User,
-    package: StoragePackage,
-    pipeline_uuid: str,
-    reason: str,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    return _package_request(
-        kind="recovery",
-        user=user,
-        package=package,
-        pipeline_uuid=pipeline_uuid,
-        reason=reason,
-        idempotency_key=idempotency_key,
         after_success=after_success,
     )
 

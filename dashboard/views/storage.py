@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from django import forms
@@ -236,17 +236,12 @@ def _fixity(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> acti
     )
 
 
-def _request(kind: str) -> Callable[..., actions.ActionResult]:
-    service = (
-        package_actions.package_deletion_request
-        if kind == "deletion"
-        else package_actions.package_recovery_request
-    )
-
+def _request(kind: Literal["deletion", "recovery"]) -> Callable[..., actions.ActionResult]:
     def perform(
         *, user: Any, package: StoragePackage, data: dict[str, Any]
     ) -> actions.ActionResult:
-        return service(
+        return package_actions.package_request(
+            kind=kind,
             user=user,
             package=package,
             pipeline_uuid=data["pipeline"],

@@ -138,14 +138,14 @@ def test_it_raises_not_found_for_a_gzip_encoded_empty_404(mocked, storage):
 
 def test_it_raises_not_found_for_an_html_page_on_an_unknown_route(mocked, storage):
     mocked.get(
-        f"{STORAGE_URL}/api/v2/space/schema/",
+        PACKAGE_URL,
         status=404,
         body="<!DOCTYPE html><html>Page Not found</html>",
         content_type="text/html",
     )
 
     with pytest.raises(StorageNotFound) as caught:
-        storage.get_schema("space")
+        storage.get_package(PACKAGE)
 
     assert caught.value.upstream_message is None
 
@@ -173,23 +173,21 @@ def test_a_301_is_reported_not_followed(mocked, storage):
 
 
 def test_a_validation_error_carries_the_error_string(mocked, storage):
-    message = "Could not find the provided space object via resource URI '/api/v2/space/x/'."
-    mocked.post(f"{STORAGE_URL}/api/v2/location/", status=400, json={"error": message})
+    message = "Could not find the provided location object via its UUID."
+    mocked.post(f"{PACKAGE_URL}move/", status=400, json={"error": message})
 
     with pytest.raises(StorageResponseError) as caught:
-        storage.create_location(
-            space_uuid=SPACE, purpose=LocationPurpose.AIP_STORAGE, relative_path="aips"
-        )
+        storage.move_package(PACKAGE, location_uuid=LOCATION)
 
     assert caught.value.upstream_message == message
 
 
 def test_django_form_errors_are_flattened_into_the_message(mocked, storage):
     body = {"space": {"__all__": ["Path is required"], "staging_path": ["This field is required."]}}
-    mocked.post(f"{STORAGE_URL}/api/v2/space/", status=400, json=body)
+    mocked.post(f"{PACKAGE_URL}move/", status=400, json=body)
 
     with pytest.raises(StorageResponseError) as caught:
-        storage.create_space(access_protocol="FS", path="")
+        storage.move_package(PACKAGE, location_uuid=LOCATION)
 
     assert (
         caught.value.upstream_message
@@ -278,9 +276,9 @@ def test_location_fields_absorb_strings_nulls_and_unknown_purposes(mocked, stora
         "pipeline": [f"/api/v2/pipeline/{PIPELINE}/"],
         "resource_uri": f"/api/v2/location/{LOCATION}/",
     }
-    mocked.get(f"{STORAGE_URL}/api/v2/location/{LOCATION}/", json=location)
+    mocked.get(f"{STORAGE_URL}/api/v2/location/", json=page([location]))
 
-    parsed = storage.get_location(LOCATION)
+    (parsed,) = storage.list_locations()
 
     assert parsed.purpose is LocationPurpose.UNKNOWN
     assert parsed.description == ""
@@ -301,24 +299,12 @@ def test_a_space_of_size_zero_is_unlimited(mocked, storage):
         "id": 1,
         "space": SPACE,
     }
-    mocked.get(f"{STORAGE_URL}/api/v2/space/{SPACE}/", json=space)
+    mocked.get(f"{STORAGE_URL}/api/v2/space/", json=page([space]))
 
-    parsed = storage.get_space(SPACE)
+    (parsed,) = storage.list_spaces()
 
     assert parsed.size is None
     assert parsed.used == 186549173
-
-
-def test_get_pipeline_accepts_the_list_shaped_answer(mocked, storage):
-    pipeline = {
-        "uuid": PIPELINE,
-        "description": "Main",
-        "remote_name": "172.18.0.13",
-        "resource_uri": f"/api/v2/pipeline/{PIPELINE}/",
-    }
-    mocked.get(f"{STORAGE_URL}/api/v2/pipeline/{PIPELINE}/", json=page([pipeline]))
-
-    assert storage.get_pipeline(PIPELINE).remote_name == "172.18.0.13"
 
 
 # --- pagination
@@ -876,50 +862,6 @@ def test_move_package_posts_the_target_location_as_a_form(mocked, storage):
     assert parse_qsl(mocked.calls[0].request.body) == [("location_uuid", OTHER_LOCATION)]
 
 
-def test_move_files_names_the_origin_and_the_pipeline(mocked, storage):
-    mocked.post(f"{STORAGE_URL}/api/v2/location/{LOCATION}/", json={})
-
-    storage.move_files(
-        LOCATION,
-        origin_location_uuid=OTHER_LOCATION,
-        pipeline_uuid=PIPELINE,
-        files=[("a/b", "c/b")],
-    )
-
-    assert json.loads(mocked.calls[0].request.body) == {
-        "origin_location": OTHER_LOCATION,
-        "pipeline": f"/api/v2/pipeline/{PIPELINE}/",
-        "files": [{"source": "a/b", "destination": "c/b"}],
-    }
-
-
-def test_create_location_sends_resource_uris(mocked, storage):
-    created = {
-        "uuid": LOCATION,
-        "purpose": "AS",
-        "space": f"/api/v2/space/{SPACE}/",
-        "pipeline": [f"/api/v2/pipeline/{PIPELINE}/"],
-        "quota": None,
-        "used": "0",
-        "default": True,
-    }
-    mocked.post(f"{STORAGE_URL}/api/v2/location/", status=201, json=created)
-
-    location = storage.create_location(
-        space_uuid=SPACE,
-        purpose=LocationPurpose.AIP_STORAGE,
-        relative_path="aips",
-        pipeline_uuids=[PIPELINE],
-        default=True,
-    )
-
-    body = json.loads(mocked.calls[0].request.body)
-    assert body["space"] == f"/api/v2/space/{SPACE}/"
-    assert body["pipeline"] == [f"/api/v2/pipeline/{PIPELINE}/"]
-    assert body["purpose"] == "AS"
-    assert location.purpose is LocationPurpose.AIP_STORAGE
-
-
 def test_package_contents_keep_empty_checksums(mocked, storage):
     body = {
         "success": True,
@@ -943,46 +885,7 @@ def test_package_contents_keep_empty_checksums(mocked, storage):
     assert contents.files[0].name == "a.tif" and contents.files[0].checksum == ""
 
 
-def test_the_schema_lists_fields_and_filters(mocked, storage):
-    body = {
-        "allowed_detail_http_methods": ["get", "post"],
-        "allowed_list_http_methods": ["get", "post"],
-        "default_format": "application/json",
-        "default_limit": 20,
-        "fields": {"purpose": {"type": "string"}},
-        "filtering": {"purpose": 1, "pipeline": 2},
-    }
-    mocked.get(f"{STORAGE_URL}/api/v2/location/schema/", json=body)
-
-    schema = storage.get_schema("location")
-
-    assert schema.filtering["pipeline"] == 2
-    assert schema.default_limit == 20
-    assert schema.allowed_list_methods == ("get", "post")
-
-
-def test_the_post_store_callback_accepts_an_empty_answer(mocked, storage):
-    mocked.get(f"{PACKAGE_URL}send_callback/post_store/", status=204, body=b"", content_type=None)
-
-    storage.send_post_store_callback(PACKAGE)
-
-    assert len(mocked.calls) == 1
-
-
 # --- liveness and factory
-
-
-def test_is_alive_probes_the_api_root_without_credentials(mocked, storage):
-    mocked.get(f"{STORAGE_URL}/api/v2/", json={"file": {"list_endpoint": "/api/v2/file/"}})
-
-    assert storage.is_alive() is True
-    assert "Authorization" not in mocked.calls[0].request.headers
-
-
-def test_is_alive_is_false_when_the_service_is_down(mocked, storage):
-    mocked.get(f"{STORAGE_URL}/api/v2/", body=requests.ConnectionError("Connection refused"))
-
-    assert storage.is_alive() is False
 
 
 def test_the_factory_builds_the_client_from_settings(settings):

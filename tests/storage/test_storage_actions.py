@@ -613,7 +613,8 @@ def test_a_crafted_post_without_a_confirmation_is_refused_and_audited_too(client
 def test_the_services_check_too_whoever_calls_them(polled, operator):
     dip = StoragePackage.objects.get(uuid=package_uuid(2))
 
-    result = package_actions.package_deletion_request(
+    result = package_actions.package_request(
+        kind="deletion",
         user=operator,
         package=dip,
         pipeline_uuid=PIPELINE,
