@@ -148,16 +148,7 @@ class StartTransferApi(APIView):
         data_in = self.InputSerializer(data=request.data)
         data_in.is_valid(raise_exception=True)
         data = data_in.validated_data
-        started = transfers.TransferRequest(
-            pipeline=data["pipeline"],
-            location_uuid=data["location"],
-            paths=tuple(data["paths"]),
-            name=data["name"],
-            transfer_type=data["transfer_type"],
-            accession=data["accession"],
-            processing_config=data["processing_config"],
-            auto_approve=data["auto_approve"],
-        )
+        started = transfers.TransferRequest.from_cleaned(data, paths=data["paths"])
         try:
             result = transfers.transfer_start(
                 user=request.user,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,20 @@ class TransferRequest:
     accession: str = ""
     processing_config: str = "default"
     auto_approve: bool = True
+
+    @classmethod
+    def from_cleaned(cls, data: Mapping[str, Any], *, paths: Sequence[bytes]) -> TransferRequest:
+        """From a validated form's or serializer's data (the same field names in both)."""
+        return cls(
+            pipeline=data["pipeline"],
+            location_uuid=data["location"],
+            paths=tuple(paths),
+            name=data["name"],
+            transfer_type=data["transfer_type"],
+            accession=data["accession"],
+            processing_config=data["processing_config"],
+            auto_approve=data["auto_approve"],
+        )
 
     def shown_paths(self) -> list[str]:
         return [path.decode("utf-8", "backslashreplace") for path in self.paths]

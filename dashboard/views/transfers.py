@@ -260,16 +260,7 @@ def submit(request: HtmxHttpRequest) -> HttpResponse:
             return _summary(request, form, key=actions.idempotency_key_new(), status=400)
         return _details_page(request, form, _key(None), status=400)
     data = form.cleaned_data
-    started = transfers.TransferRequest(
-        pipeline=data["pipeline"],
-        location_uuid=data["location"],
-        paths=tuple(data["picks"]),
-        name=data["name"],
-        transfer_type=data["transfer_type"],
-        accession=data["accession"],
-        processing_config=data["processing_config"],
-        auto_approve=data["auto_approve"],
-    )
+    started = transfers.TransferRequest.from_cleaned(data, paths=data["picks"])
     try:
         result = transfers.transfer_start(
             user=request.user,
