@@ -17,6 +17,33 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.core.exceptions import ImproperlyConfigured
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# The service reads processing configuration names as 1-16 word characters.
+_CONFIG_NAME = re.compile(r"^\w{1,16}$")
+DEFAULT_PROCESSING_CONFIGS = ("default", "automated")
+
+
+def _url(entry: dict[str, Any], field: str, where: str, default: str = "") -> str:
+    url = str(entry.get(field) or default).rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise ImproperlyConfigured(f"{where}: {field} must be an http:// or https:// URL")
+    return url
+
+
+def _processing_configs(entry: dict[str, Any], where: str) -> list[str]:
+    """The configuration names offered for the pipeline (the API cannot list them)."""
+    raw = entry.get("processing_configs") or []
+    if isinstance(raw, str):
+        raw = [name.strip() for name in raw.split(",") if name.strip()]
+    if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw):
+        raise ImproperlyConfigured(f"{where}: processing_configs must be a list of names")
+    names = list(dict.fromkeys(raw)) or list(DEFAULT_PROCESSING_CONFIGS)
+    for name in names:
+        if not _CONFIG_NAME.match(name):
+            raise ImproperlyConfigured(
+                f"{where}: processing configuration name {name!r} must be 1-16 letters, "
+                "digits or underscores"
+            )
+    return names
 
 
 def _pipeline_key(entry: dict[str, Any], where: str) -> str:
@@ -35,13 +62,13 @@ def _pipeline_key(entry: dict[str, Any], where: str) -> str:
     return ""
 
 
-def _validated(entry: dict[str, Any], where: str) -> dict[str, str]:
+def _validated(entry: dict[str, Any], where: str) -> dict[str, Any]:
     slug = str(entry.get("slug", ""))
     if not _SLUG.match(slug):
         raise ImproperlyConfigured(f"{where}: slug {slug!r} must be lowercase letters, digits, -")
-    url = str(entry.get("url", "")).rstrip("/")
-    if not url.startswith(("http://", "https://")):
-        raise ImproperlyConfigured(f"{where}: url must be an http:// or https:// URL")
+    url = _url(entry, "url", where)
+    # Where people answer the decisions the API cannot: the service's own web UI.
+    ui_url = _url(entry, "ui_url", where, default=url)
     # The workflow service sends naive task times in its server's local time.
     time_zone = str(entry.get("time_zone") or "UTC")
     try:
@@ -57,10 +84,12 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, str]:
         "user": str(entry.get("user", "")),
         "key": str(entry.get("key", "")),
         "time_zone": time_zone,
+        "ui_url": ui_url,
+        "processing_configs": _processing_configs(entry, where),
     }
 
 
-def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, str]]:
+def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, Any]]:
     pipelines = [_validated(first, "LOOKOUT_WORKFLOW_*")]
     if extra_file:
         try:

@@ -168,6 +168,8 @@ LOOKOUT_PIPELINES = load_pipelines(
         "user": env_str("LOOKOUT_WORKFLOW_USER", "demo"),
         "key": env_secret("LOOKOUT_WORKFLOW_KEY", "demo-key"),
         "time_zone": env_str("LOOKOUT_WORKFLOW_TIME_ZONE", "UTC"),
+        "ui_url": env_str("LOOKOUT_WORKFLOW_UI_URL", ""),
+        "processing_configs": env_str("LOOKOUT_WORKFLOW_PROCESSING_CONFIGS", ""),
     },
     extra_file=env_str("LOOKOUT_PIPELINES_FILE", ""),
 )

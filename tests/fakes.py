@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from dashboard.clients.workflow import (
     ApprovalResult,
     Job,
     JobStatus,
+    StartTransferResult,
     TaskSummary,
+    TransferType,
     UnapprovedTransfer,
     UnitKind,
     UnitStatus,
@@ -45,6 +48,9 @@ class FakeWorkflowClient:
     units: dict[str, FakeUnit] = field(default_factory=dict)
     down: bool = False
     calls: list[tuple[str, tuple]] = field(default_factory=list)
+    # How the package endpoint answers: None works; else the error it raises.
+    package_error: Exception | None = None
+    started: int = 0
 
     def add(self, unit: FakeUnit) -> FakeUnit:
         self.units[unit.uuid] = unit
@@ -159,6 +165,52 @@ class FakeWorkflowClient:
                 unit.status = UnitStatusValue.PROCESSING
                 return ApprovalResult(uuid=unit.uuid)
         raise WorkflowResponseError("Unable to start the transfer.", service="workflow", status=500)
+
+    def create_package(
+        self,
+        *,
+        name: str,
+        location_uuid: str,
+        path: str | bytes,
+        transfer_type: TransferType | str = TransferType.STANDARD,
+        processing_config: str = "default",
+        accession: str | None = None,
+        access_system_id: str | None = None,
+        auto_approve: bool = True,
+    ) -> str:
+        self._call(
+            "create_package",
+            name,
+            location_uuid,
+            path,
+            str(transfer_type),
+            processing_config,
+            accession,
+            auto_approve,
+        )
+        if self.package_error is not None:
+            raise self.package_error
+        unit = self._new_transfer(name, pending=True, awaiting_approval=not auto_approve)
+        return unit.uuid
+
+    def start_transfer(
+        self,
+        *,
+        name: str,
+        transfer_type: TransferType | str = TransferType.STANDARD,
+        accession: str = "",
+        paths: Sequence[tuple[str, str | bytes]],
+    ) -> StartTransferResult:
+        self._call("start_transfer", name, str(transfer_type), accession, tuple(paths))
+        self._new_transfer(name, awaiting_approval=True)
+        return StartTransferResult(
+            path=f"/var/archivematica/watchedDirectories/activeTransfers/standardTransfer/{name}/",
+            transfer_uuid=None,
+        )
+
+    def _new_transfer(self, name: str, **fields: Any) -> FakeUnit:
+        self.started += 1
+        return self.add(FakeUnit(uuid_for(900 + self.started), name=name, **fields))
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

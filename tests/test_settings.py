@@ -273,6 +273,8 @@ def test_a_pipelines_file_adds_pipelines_with_keys_from_key_env_and_key_file(
         "user": "lookout",
         "key": "east-secret",
         "time_zone": "UTC",
+        "ui_url": "https://east.example.org",
+        "processing_configs": ["default", "automated"],
     }
     assert pipelines["west"]["key"] == "west-secret"
     assert pipelines["west"]["name"] == "west"

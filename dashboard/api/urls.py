@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import storage as storage_apis
+from dashboard.api import transfers as transfer_apis
 from dashboard.api import units as apis
 
 app_name = "api"
@@ -19,4 +20,5 @@ urlpatterns = [
     path("locations/", storage_apis.LocationListApi.as_view(), name="location-list"),
     path("packages/", storage_apis.PackageListApi.as_view(), name="package-list"),
     path("packages/<uuid:uuid>/", storage_apis.PackageDetailApi.as_view(), name="package-detail"),
+    path("transfers/", transfer_apis.StartTransferApi.as_view(), name="transfer-start"),
 ]

@@ -451,8 +451,10 @@ def _unit_uuid(value: str) -> str:
     return normalised
 
 
-def _encoded_location_path(location_uuid: str, path: str) -> str:
-    return base64.b64encode(f"{_unit_uuid(location_uuid)}:{path}".encode()).decode("ascii")
+def _encoded_location_path(location_uuid: str, path: str | bytes) -> str:
+    """Base64 of `<location uuid>:<path>`; a bytes path goes as is (names need not be UTF-8)."""
+    raw = path if isinstance(path, bytes) else path.encode("utf-8")
+    return base64.b64encode(f"{_unit_uuid(location_uuid)}:".encode() + raw).decode("ascii")
 
 
 # The service truncates longer names silently and would answer for another config.
@@ -532,7 +534,7 @@ class WorkflowClient(ApiClient):
         name: str,
         transfer_type: TransferType | str = TransferType.STANDARD,
         accession: str = "",
-        paths: Sequence[tuple[str, str]],
+        paths: Sequence[tuple[str, str | bytes]],
     ) -> StartTransferResult:
         """Copy `(location_uuid, relative_path)` sources into a new transfer.
 
@@ -688,7 +690,7 @@ class WorkflowClient(ApiClient):
         *,
         name: str,
         location_uuid: str,
-        path: str,
+        path: str | bytes,
         transfer_type: TransferType | str = TransferType.STANDARD,
         processing_config: str = "default",
         accession: str | None = None,

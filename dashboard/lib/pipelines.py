@@ -16,6 +16,16 @@ class PipelineConfig:
     key: str
     # Where the service's naive task times are read (its server's local time zone).
     time_zone: str = "UTC"
+    # The service's own web UI, for the decisions its API cannot answer ("" = `url`).
+    ui_url: str = ""
+    # Processing configuration names offered when starting a transfer.
+    processing_configs: tuple[str, ...] = ("default", "automated")
+
+    def __post_init__(self) -> None:
+        # Settings hold lists (JSON); keep the value hashable and read-only.
+        object.__setattr__(self, "processing_configs", tuple(self.processing_configs))
+        if not self.ui_url:
+            object.__setattr__(self, "ui_url", self.url)
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"

@@ -323,3 +323,22 @@ TRANSITIONAL_PACKAGE_STATUSES = (
     "MOVING",
     "FINALIZE",
 )
+
+
+# --------------------------------------------------------------------------- transfers
+
+# Transfer types as the workflow service takes them (`type`), in the spec's order.
+TRANSFER_TYPES = {
+    "standard": "Standard",
+    "zipfile": "Zipped file",
+    "unzipped bag": "Unzipped bag",
+    "zipped bag": "Zipped bag",
+    "maildir": "Mail directory",
+    "repository_system": "From a repository system",
+    "records_system": "From a records management system",
+    "research_data": "From a research data repository",
+}
+
+
+def transfer_type_label(code: str | None) -> str:
+    return TRANSFER_TYPES.get(code or "", code or MISSING)

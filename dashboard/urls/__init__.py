@@ -12,5 +12,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
+    path("transfers/start/", include("dashboard.urls.transfers")),
     path("", include("dashboard.urls.units")),
 ]

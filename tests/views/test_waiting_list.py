@@ -64,7 +64,7 @@ def test_other_decisions_say_what_is_pending_and_where_it_is_answered(operator):
     page = operator.get("/waiting/").content.decode()
 
     assert "Select normalization path" in page
-    assert "Answered in the workflow service" in page
+    assert "Answer it in the workflow service" in page
     assert "Approve…" not in page
 
 
