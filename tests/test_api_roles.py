@@ -21,6 +21,7 @@ API_URLS = [
     "/api/v1/units/",
     "/api/v1/waiting/",
     "/api/v1/health/",
+    "/api/v1/summary/",
     "/api/v1/schema/",
     "/api/v1/pipelines/",
     "/api/v1/spaces/",

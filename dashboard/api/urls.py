@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import storage as storage_apis
+from dashboard.api import summary as summary_apis
 from dashboard.api import transfers as transfer_apis
 from dashboard.api import units as apis
 
@@ -14,6 +15,7 @@ urlpatterns = [
     path("units/<uuid:uuid>/", apis.UnitDetailApi.as_view(), name="unit-detail"),
     path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
     path("health/", apis.HealthApi.as_view(), name="health"),
+    path("summary/", summary_apis.SummaryApi.as_view(), name="summary"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("pipelines/", storage_apis.PipelineListApi.as_view(), name="pipeline-list"),
     path("spaces/", storage_apis.SpaceListApi.as_view(), name="space-list"),

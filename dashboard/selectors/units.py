@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet
-from django.db.models.functions import Coalesce
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs
+from dashboard.selectors.summary import WAIT_ORDER, WAITING, StatusCount, summary_get
 
 # Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
 UNIT_STATUSES = tuple(vocabulary.UNIT_STATUSES)
@@ -93,18 +93,9 @@ def unit_jobs(*, unit: Unit) -> dict[str, Any] | None:
     }
 
 
-def failures_since(*, pipeline: str | None = None, since: datetime) -> int:
-    """Visible units that failed at or after `since`, by the failure's own time."""
-    return unit_list(pipeline=pipeline).filter(status="FAILED", failed_at__gte=since).count()
-
-
 def waiting_list(*, pipeline: str | None = None) -> QuerySet[Unit]:
-    """Units awaiting a decision, the longest-waiting first."""
-    return (
-        unit_list(pipeline=pipeline)
-        .filter(awaiting_decision=True)
-        .order_by(Coalesce("waiting_since", "updated_at"), "id")
-    )
+    """Units awaiting a decision, the longest-waiting first (the summary's oldest wait)."""
+    return unit_list(pipeline=pipeline).filter(WAITING).order_by(*WAIT_ORDER)
 
 
 # --- pages: overview, waiting, unit and job detail ---------------------------------
@@ -116,12 +107,6 @@ RECENT_ACTION_WINDOW = timedelta(minutes=10)
 
 
 # --- overview ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StatusCount:
-    status: str
-    count: int
 
 
 @dataclass(frozen=True)
@@ -165,27 +150,26 @@ def _waiting(unit: Unit, now: datetime) -> TimedUnit:
 
 
 def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
-    """The home page: counts by status, and the few units of each list it shows."""
+    """The home page: the summary's counts, and the few units of each list it shows."""
     now = now or timezone.now()
-    units = unit_list()
-    counts = dict(units.order_by().values_list("status").annotate(n=Count("id")))
+    figures = summary_get(now=now).total
+    # The configured pipelines', as the counts.
+    units = unit_list().filter(pipeline__in=_configured_pipelines())
     active = units.filter(status__in=ACTIVE_STATUSES, awaiting_decision=False)
     # Longest in its current microservice first: that is where a stuck unit shows.
     active = active.order_by("updated_at", "id")
     failures = units.filter(status="FAILED").order_by(
         F("failed_at").desc(nulls_last=True), "-updated_at"
     )
-    waiting = units.filter(awaiting_decision=True).order_by(
-        Coalesce("waiting_since", "updated_at"), "id"
-    )
+    waiting = units.filter(WAITING).order_by(*WAIT_ORDER)
     return Overview(
-        total=sum(counts.values()),
-        status_counts=[StatusCount(s, counts.get(s, 0)) for s in UNIT_STATUSES],
-        waiting_count=waiting.count(),
+        total=figures.units,
+        status_counts=list(figures.status_counts),
+        waiting_count=figures.waiting,
         active=[_in_status(u, now) for u in active[:limit]],
         active_count=active.count(),
         failures=[_failed(u, now) for u in failures[:limit]],
-        failure_count=counts.get("FAILED", 0),
+        failure_count=figures.count("FAILED"),
         waiting=[_waiting(u, now) for u in waiting[:limit]],
     )
 

@@ -1,8 +1,10 @@
 """Reads for the wall screen: one tile per pipeline, storage capacity and freshness.
 
-Everything comes from the cache the pollers fill and from the `StatusChange` history;
-nothing here calls an upstream service, so the wall renders the same during an outage,
-only with louder freshness warnings.
+A tile's counts and every service's freshness are the summary's (`summary_get`, as on
+the overview and in /api/v1/summary/); its completions come from the `StatusChange`
+history, and capacity from the cache the storage poller fills. Nothing here calls an
+upstream service, so the wall renders the same during an outage, only with louder
+freshness warnings.
 """
 
 from __future__ import annotations
@@ -15,16 +17,14 @@ from typing import Any
 from django.utils import timezone
 
 from dashboard.lib import vocabulary
-from dashboard.lib.pipelines import PipelineConfig, pipeline_list
+from dashboard.lib.pipelines import pipeline_list
 from dashboard.lib.sparkline import Sparkline, sparkline_svg
-from dashboard.models import FINAL_STATUSES, StatusChange
-from dashboard.selectors import freshness
+from dashboard.models import StatusChange
 from dashboard.selectors import storage as storage_selectors
-from dashboard.selectors import units as unit_selectors
 from dashboard.selectors.freshness import ServiceHealth
+from dashboard.selectors.summary import PipelineSummary, summary_get
 
 THROUGHPUT_HOURS = 24
-FAILURE_WINDOW = timedelta(hours=24)
 # The wall has room for this many capacity rows; the fullest are shown first.
 CAPACITY_ROWS = 6
 
@@ -49,18 +49,15 @@ class StaleService:
 
 @dataclass(frozen=True)
 class History:
-    failed_24h: int
     completed_today: int
     # Completions per hour, oldest hour first; the last entry ends now.
     throughput: tuple[int, ...]
 
 
 def pipeline_history(*, pipeline: str, now: datetime) -> History:
-    """Failures in the last 24 h (by when they failed upstream), and ingests completed
-    today and per hour, once per unit."""
+    """Ingests completed today and per hour, once per unit."""
     window_start = now - timedelta(hours=THROUGHPUT_HOURS)
     today_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    failed = unit_selectors.failures_since(pipeline=pipeline, since=now - FAILURE_WINDOW)
     rows = StatusChange.objects.filter(
         pipeline=pipeline,
         to_status="COMPLETE",
@@ -79,7 +76,6 @@ def pipeline_history(*, pipeline: str, now: datetime) -> History:
             index = min(int((at - window_start).total_seconds() // 3600), THROUGHPUT_HOURS - 1)
             per_hour[index].add(unit_uuid)
     return History(
-        failed_24h=failed,
         completed_today=len(completed_today),
         throughput=tuple(len(units) for units in per_hour),
     )
@@ -89,7 +85,7 @@ def pipeline_history(*, pipeline: str, now: datetime) -> History:
 class PipelineTile:
     slug: str
     name: str
-    # Unfinished units that are not waiting for a person; with `awaiting`, all open units.
+    # In an unfinished status and not waiting for a person (see `Figures.in_progress`).
     in_progress: int
     awaiting: int
     oldest_waiting_name: str
@@ -117,26 +113,21 @@ class PipelineTile:
         return sparkline_svg(self.throughput, title=f"Completions per hour, {self.name}")
 
 
-def _pipeline_tile(config: PipelineConfig, health: ServiceHealth, now: datetime) -> PipelineTile:
-    units = unit_selectors.unit_list(pipeline=config.slug)
-    waiting = unit_selectors.waiting_list(pipeline=config.slug)
-    oldest = waiting.first()
-    oldest_since = (oldest.waiting_since or oldest.updated_at) if oldest else None
-    history = pipeline_history(pipeline=config.slug, now=now)
+def _pipeline_tile(summary: PipelineSummary, now: datetime) -> PipelineTile:
+    oldest = summary.oldest_wait
+    history = pipeline_history(pipeline=summary.slug, now=now)
     return PipelineTile(
-        slug=config.slug,
-        name=config.name,
-        in_progress=units.exclude(status__in=FINAL_STATUSES, awaiting_sip_uuid=False)
-        .filter(awaiting_decision=False)
-        .count(),
-        awaiting=waiting.count(),
-        oldest_waiting_name=(oldest.name or oldest.directory or oldest.uuid) if oldest else "",
+        slug=summary.slug,
+        name=summary.name,
+        in_progress=summary.in_progress,
+        awaiting=summary.waiting,
+        oldest_waiting_name=oldest.name if oldest else "",
         oldest_waiting_decision=oldest.decision if oldest else "",
-        oldest_waiting_seconds=(now - oldest_since).total_seconds() if oldest_since else None,
-        failed_24h=history.failed_24h,
+        oldest_waiting_seconds=oldest.age_seconds if oldest else None,
+        failed_24h=summary.failed_24h,
         completed_today=history.completed_today,
         throughput=history.throughput,
-        health=health,
+        health=summary.freshness,
     )
 
 
@@ -273,17 +264,15 @@ def _stale(health: Iterable[ServiceHealth]) -> tuple[StaleService, ...]:
 
 def wall_state(*, now: datetime | None = None) -> WallState:
     now = now or timezone.now()
-    health = {h.service: h for h in freshness.service_health_list(now=now)}
-    tiles = tuple(
-        _pipeline_tile(config, health[f"workflow:{config.slug}"], now) for config in pipeline_list()
-    )
-    summary = storage_selectors.storage_summary()
-    rows = capacity_rows(summary)
+    summary = summary_get(now=now)
+    tiles = tuple(_pipeline_tile(pipeline, now) for pipeline in summary.pipelines)
+    storage = storage_selectors.storage_summary()
+    rows = capacity_rows(storage)
     return WallState(
         generated_at=now,
         pipelines=tiles,
         capacity=tuple(rows[:CAPACITY_ROWS]),
         capacity_hidden=max(0, len(rows) - CAPACITY_ROWS),
-        storage_fetched_at=(summary or {}).get("fetched_at"),
-        stale_services=_stale(health.values()),
+        storage_fetched_at=(storage or {}).get("fetched_at"),
+        stale_services=_stale(summary.services),
     )

@@ -54,7 +54,7 @@ def test_failures_count_units_that_failed_upstream_within_24_hours():
         pipeline="other",
     )
 
-    assert pipeline_history(pipeline="default", now=now).failed_24h == 2
+    assert wall_state(now=now).pipelines[0].failed_24h == 2
 
 
 def test_completed_today_starts_at_local_midnight(settings):
