@@ -130,6 +130,9 @@ class Unit(models.Model):
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
             models.Index(fields=["failed_at"], name="unit_failed_at", condition=VISIBLE),
+            models.Index(
+                fields=["status", "-failed_at"], name="unit_status_failed", condition=VISIBLE
+            ),
         ]
 
     def __str__(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -158,9 +158,8 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
     active = units.filter(status__in=ACTIVE_STATUSES, awaiting_decision=False)
     # Longest in its current microservice first: that is where a stuck unit shows.
     active = active.order_by("updated_at", "id")
-    failures = units.filter(status="FAILED").order_by(
-        F("failed_at").desc(nulls_last=True), "-updated_at"
-    )
+    # Every failed unit has a failure time (the service's, or when Lookout saw it fail).
+    failures = units.filter(status="FAILED", failed_at__isnull=False).order_by("-failed_at", "-id")
     waiting = units.filter(WAITING).order_by(*WAIT_ORDER)
     return Overview(
         total=figures.units,
