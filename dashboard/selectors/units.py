@@ -158,8 +158,12 @@ def overview_get(*, now: datetime | None = None, limit: int = 10) -> Overview:
     active = units.filter(status__in=ACTIVE_STATUSES, awaiting_decision=False)
     # Longest in its current microservice first: that is where a stuck unit shows.
     active = active.order_by("updated_at", "id")
-    # Every failed unit has a failure time (the service's, or when Lookout saw it fail).
-    failures = units.filter(status="FAILED", failed_at__isnull=False).order_by("-failed_at", "-id")
+    failed = units.filter(status="FAILED")
+    # Newest failure first, by an index; rows from before failure times were kept last.
+    failures = [
+        *failed.filter(failed_at__isnull=False).order_by("-failed_at", "-id")[:limit],
+        *failed.filter(failed_at__isnull=True).order_by("-updated_at", "-id")[:limit],
+    ]
     waiting = units.filter(WAITING).order_by(*WAIT_ORDER)
     return Overview(
         total=figures.units,
