@@ -146,3 +146,12 @@ def test_a_form_without_the_csrf_token_is_refused(db):
     )
     assert answer.status_code == 403
     assert not AlertChannel.objects.exists()
+
+
+def test_the_overview_and_the_wall_show_open_alerts_but_not_baseline_ones(viewer):
+    _alert("Announced failure")
+    _alert("Old failure", baseline=True)
+    home = viewer.get(reverse("dashboard:home")).content.decode()
+    assert "Open alerts" in home and "Announced failure" in home and "Old failure" not in home
+    wall = viewer.get(reverse("dashboard:wall")).content.decode()
+    assert 'data-open-alerts="1"' in wall and "Announced failure" in wall
