@@ -227,6 +227,23 @@ CELERY_BEAT_SCHEDULE = {
 LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", "http://127.0.0.1:8000")
 LOOKOUT_WALL_REFRESH_SECONDS = env_float("LOOKOUT_WALL_REFRESH_SECONDS", 10.0, minimum=1)
 
+# --- Alerts and metrics ----------------------------------------------------
+# Alert e-mail goes through Django's e-mail settings (SMTP by default).
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
+# Seconds a webhook may take to connect and to answer.
+LOOKOUT_WEBHOOK_TIMEOUT = env_float("LOOKOUT_WEBHOOK_TIMEOUT", 10.0, minimum=0.1)
+# Bearer token for /metrics (or LOOKOUT_METRICS_TOKEN_FILE); unset: /metrics answers 404.
+LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
+
 # --- Auth, API ------------------------------------------------------------
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"

@@ -7,7 +7,8 @@ flushing it loses nothing here.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
@@ -170,6 +171,9 @@ class ServicePoll(models.Model):
     last_error_at = models.DateTimeField(null=True, blank=True)
     last_duration_ms = models.PositiveIntegerField(null=True, blank=True)
     last_request_count = models.PositiveIntegerField(null=True, blank=True)
+    # Counters since the row was made, for the /metrics counters (never reset).
+    attempt_count = models.PositiveBigIntegerField(default=0)
+    error_count = models.PositiveBigIntegerField(default=0)
 
     def __str__(self) -> str:
         return self.service
@@ -433,3 +437,213 @@ class PackageSync(models.Model):
 
     def __str__(self) -> str:
         return f"package sync (full sync {self.last_full_sync_at})"
+
+
+# --- Alerts: rules, channels, alerts and the outbox of messages ----------------------
+# Modelled on healthchecks' Check/Channel/Flip: an alert is an event row deduplicated by
+# (rule, subject); every message to a channel is an outbox row, claimed by a conditional
+# UPDATE before it is sent, so a restarted worker resends nothing that was recorded sent.
+
+
+class AlertKind(models.TextChoices):
+    UNIT_FAILED = "unit_failed", "A unit failed"
+    UNIT_WAITING = "unit_waiting", "A unit waits for a decision too long"
+    UNIT_STUCK = "unit_stuck", "A unit makes no progress"
+    SERVICE_STALE = "service_stale", "An upstream service is stale"
+    STORAGE_FULL = "storage_full", "A storage space or location is nearly full"
+    FIXITY_FAILED = "fixity_failed", "A fixity check failed"
+
+
+class AlertRule(models.Model):
+    """When to open an alert. `threshold` is read per kind (see `THRESHOLD_UNITS`)."""
+
+    # What the threshold counts, per kind: shown on the settings page.
+    THRESHOLD_UNITS = {
+        AlertKind.UNIT_FAILED: "minutes (failures at the same job within this are one message)",
+        AlertKind.UNIT_WAITING: "hours of waiting",
+        AlertKind.UNIT_STUCK: "hours without progress",
+        AlertKind.SERVICE_STALE: "missed poll intervals",
+        AlertKind.STORAGE_FULL: "percent full",
+        AlertKind.FIXITY_FAILED: "(no threshold)",
+    }
+
+    kind = models.CharField(max_length=20, choices=AlertKind.choices)
+    # "" for every pipeline; a pipeline slug to watch one pipeline only.
+    pipeline = models.CharField(max_length=40, blank=True)
+    threshold = models.PositiveIntegerField(default=0)
+    enabled = models.BooleanField(default=True)
+    # Made by Lookout at first start: new channels receive these.
+    is_default = models.BooleanField(default=False)
+    channels: models.ManyToManyField[AlertChannel, Any] = models.ManyToManyField(
+        "AlertChannel", blank=True, related_name="rules"
+    )
+    # Per scope ("workflow:<slug>", "storage", "fixity"): when this rule was first
+    # evaluated there. What was already true then is recorded as baseline, not sent.
+    baselines = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["kind", "pipeline"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "pipeline"], name="alertrule_kind_pipeline"),
+        ]
+        permissions = [
+            ("manage_alerts", "Can change alert rules and channels"),
+            ("silence_alerts", "Can silence alerts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.pipeline or 'all pipelines'})"
+
+    @property
+    def threshold_unit(self) -> str:
+        return self.THRESHOLD_UNITS.get(AlertKind(self.kind), "")
+
+
+class AlertChannel(models.Model):
+    """Where messages go: an e-mail address, a signed JSON webhook, or a Slack webhook."""
+
+    if TYPE_CHECKING:
+        rules: models.Manager[AlertRule]
+
+    class Kind(models.TextChoices):
+        EMAIL = "email", "E-mail"
+        WEBHOOK = "webhook", "Webhook (signed JSON)"
+        SLACK = "slack", "Slack-compatible webhook"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    target = models.CharField(max_length=500)
+    # The webhook signing key (HMAC-SHA256). Stored because Lookout must sign with it;
+    # it is shown once when the channel is made and never again.
+    secret = models.CharField(max_length=64, blank=True)
+    enabled = models.BooleanField(default=True)
+    created_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.target}"
+
+    @property
+    def failing(self) -> bool:
+        """The last attempt failed (a later success clears it)."""
+        return bool(self.last_error) and (
+            self.last_success_at is None
+            or (self.last_error_at is not None and self.last_error_at > self.last_success_at)
+        )
+
+
+class Alert(models.Model):
+    """One condition of one rule for one subject, from when it was seen until it cleared."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        RESOLVED = "resolved", "Resolved"
+
+    rule = models.ForeignKey(AlertRule, on_delete=models.CASCADE, related_name="alerts")
+    kind = models.CharField(max_length=20, choices=AlertKind.choices)
+    # What the alert is about: "unit:<pipeline>:<uuid>", "service:<name>", "space:<uuid>",
+    # "location:<uuid>", "fixity:<package uuid>".
+    subject = models.CharField(max_length=200)
+    # Where the rule looked: "workflow:<slug>", "services", "storage" or "fixity".
+    scope = models.CharField(max_length=80)
+    pipeline = models.CharField(max_length=40, blank=True)
+    title = models.CharField(max_length=300)
+    detail = models.TextField(blank=True)
+    # A path on Lookout (the unit page, the storage page): messages make it absolute.
+    link = models.CharField(max_length=300, blank=True)
+    # Failures at the same job of one pipeline: "<pipeline>:<job>". Members of a group
+    # point at the alert that carries the messages.
+    group_key = models.CharField(max_length=300, blank=True)
+    group_leader = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="members"
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    # When the condition began, from upstream times where there are any.
+    opened_at = models.DateTimeField()
+    # When Lookout noticed it.
+    seen_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    silenced_until = models.DateTimeField(null=True, blank=True)
+    silenced_by = models.CharField(max_length=150, blank=True)
+    # Already true when the rule was first evaluated: shown, never sent.
+    baseline = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        constraints = [
+            # One open alert per rule and subject: a condition fires once.
+            models.UniqueConstraint(
+                fields=["rule", "subject"],
+                condition=models.Q(state="open"),
+                name="alert_one_open_per_subject",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["state", "-opened_at"], name="alert_state_opened"),
+            models.Index(fields=["rule", "scope", "state"], name="alert_rule_scope"),
+            models.Index(fields=["rule", "state", "group_key"], name="alert_rule_group"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.state})"
+
+    def silenced(self, now: datetime | None = None) -> bool:
+        return self.silenced_until is not None and self.silenced_until > (now or timezone.now())
+
+    @property
+    def shown_state(self) -> str:
+        """open, silenced or resolved: what the alerts page filters on."""
+        if self.state == self.State.OPEN and self.silenced():
+            return "silenced"
+        return self.state
+
+
+class AlertMessage(models.Model):
+    """The outbox: one message to one channel. Never created twice, never sent twice."""
+
+    class Kind(models.TextChoices):
+        FIRED = "fired", "Fired"
+        RESOLVED = "resolved", "Resolved"
+        TEST = "test", "Test"
+
+    alert = models.ForeignKey(
+        Alert, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"
+    )
+    channel = models.ForeignKey(AlertChannel, on_delete=models.CASCADE, related_name="messages")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    created_at = models.DateTimeField()
+    next_attempt_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Taken by a sender with a conditional UPDATE; another may take it after this time.
+    claim_token = models.CharField(max_length=32, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # Given up after too many attempts (the channel shows the error).
+    gave_up_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["alert", "channel", "kind"],
+                condition=models.Q(alert__isnull=False),
+                name="alertmessage_once",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                name="alertmessage_due",
+                condition=models.Q(sent_at__isnull=True, gave_up_at__isnull=True),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} message {self.pk} to {self.channel_id}"

@@ -21,6 +21,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from dashboard.clients.storage import StorageError
 from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.services import alerts as alert_services
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from dashboard.services.locks import task_lock
@@ -47,7 +48,8 @@ def poll_pipeline(slug: str) -> str:
     with task_lock(f"poll-workflow:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return unit_services.workflow_poll(pipeline=pipeline).line()
+        line = unit_services.workflow_poll(pipeline=pipeline).line()
+    return f"{line}; {alerts_after_poll()}"
 
 
 @shared_task(ignore_result=True)
@@ -64,7 +66,9 @@ def refresh_pipeline_jobs(slug: str) -> str:
     with task_lock(f"refresh-jobs:{slug}", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return unit_services.jobs_refresh(pipeline=pipeline).line()
+        line = unit_services.jobs_refresh(pipeline=pipeline).line()
+    # The jobs name a failed unit's failed job and time: what a failure alert waits for.
+    return f"{line}; {alerts_after_poll()}"
 
 
 @shared_task(ignore_result=True, soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT)
@@ -72,7 +76,45 @@ def poll_storage() -> str:
     with task_lock("poll-storage", ttl=HARD_LIMIT - 1) as acquired:
         if not acquired:
             return "skipped"
-        return storage_services.storage_poll().line()
+        line = storage_services.storage_poll().line()
+    return f"{line}; {alerts_after_poll()}"
+
+
+# --- alerts: evaluated after every poll, sent from the outbox ------------------------
+
+ALERTS_SOFT_LIMIT = 50
+ALERTS_HARD_LIMIT = 60
+
+
+def alerts_after_poll() -> str:
+    """Evaluate the rules against what the poll stored, then queue the sending.
+
+    Called at the end of each poll task (no scheduler of its own, so it works with the
+    embedded default). One evaluation at a time; a poll that finds one running skips, and
+    the next poll catches up.
+    """
+    with task_lock("alerts-evaluate", ttl=ALERTS_HARD_LIMIT - 1) as acquired:
+        if not acquired:
+            return "alerts: skipped (another evaluation is running)"
+        summary = alert_services.alerts_evaluate()
+    deliver_alerts_enqueue()
+    return summary.line()
+
+
+@shared_task(ignore_result=True, soft_time_limit=ALERTS_SOFT_LIMIT, time_limit=ALERTS_HARD_LIMIT)
+def deliver_alerts() -> str:
+    """Send due outbox messages. Each row is claimed by a conditional UPDATE, so two
+    workers (or a redelivered task) never send one message twice; failures are retried
+    with backoff by the next run (every poll queues one)."""
+    return alert_services.outbox_deliver_due().line()
+
+
+def deliver_alerts_enqueue() -> None:
+    try:
+        deliver_alerts.delay()
+    except (BrokerError, OSError) as exc:
+        # The messages stay in the outbox; the next poll queues the sending again.
+        log.warning("could not enqueue alert delivery: %s", exc)
 
 
 @worker_ready.connect

@@ -26,10 +26,12 @@ OPERATOR_PERMISSIONS = (
     "dashboard.request_package_deletion",
     "dashboard.reingest_package",
     "dashboard.view_audit",
+    "dashboard.silence_alerts",
 )
 ADMIN_PERMISSIONS = (
     *OPERATOR_PERMISSIONS,
     "dashboard.manage_wall_links",
+    "dashboard.manage_alerts",
     "auth.view_user",
     "auth.add_user",
     "auth.change_user",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import F
+
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import ServicePoll
 
@@ -45,4 +47,12 @@ def service_poll_record(
         values.update(last_success_at=started_at, last_error="")
     else:
         values.update(last_error=redact_secrets(error), last_error_at=started_at)
-    ServicePoll.objects.update_or_create(service=service, defaults=values)
+    # Counted with F(), so two polls recording at once both count.
+    counters: dict[str, object] = {"attempt_count": F("attempt_count") + 1}
+    if not ok:
+        counters["error_count"] = F("error_count") + 1
+    if not ServicePoll.objects.filter(service=service).update(**values, **counters):
+        ServicePoll.objects.update_or_create(
+            service=service,
+            defaults={**values, "attempt_count": 1, "error_count": 0 if ok else 1},
+        )

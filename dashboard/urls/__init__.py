@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from dashboard.views import health
+from dashboard.views import health, metrics
 
 app_name = "dashboard"
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
+    path("metrics", metrics.metrics, name="metrics"),
+    path("alerts/", include("dashboard.urls.alerts")),
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),

@@ -29,6 +29,7 @@ from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterF
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
+from dashboard.selectors import alerts as alert_selectors
 from dashboard.selectors import audit, freshness
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions
@@ -115,7 +116,11 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "dashboard/home.html",
         "overview-live",
-        {"section": "home", "overview": unit_selectors.overview_get()},
+        {
+            "section": "home",
+            "overview": unit_selectors.overview_get(),
+            "open_alerts": alert_selectors.open_alerts_get(),
+        },
         include_storage=True,
     )
 

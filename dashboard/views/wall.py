@@ -22,6 +22,7 @@ from django.views.decorators.vary import vary_on_headers
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import WallLink
+from dashboard.selectors.alerts import open_alerts_get
 from dashboard.selectors.wall import wall_state
 from dashboard.services import wall_links as wall_link_services
 
@@ -57,6 +58,7 @@ def _render_wall(request: HtmxHttpRequest, *, refresh_url: str) -> HttpResponse:
         # A refresh that hangs for longer than one interval counts as failed.
         "request_timeout_ms": max(1000, interval_ms),
         "generated_label": timezone.localtime(state.generated_at).strftime("%H:%M"),
+        "open_alerts": open_alerts_get(limit=1),
     }
     template = f"{WALL_TEMPLATE}#wall-live" if request.htmx else WALL_TEMPLATE
     return render(request, template, context)

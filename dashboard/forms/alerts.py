@@ -1,0 +1,66 @@
+"""Forms of the alerts pages: the list's filters, rule changes, channels, silences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from dashboard.forms.units import choice_field
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.models import AlertChannel, AlertKind
+
+SILENCE_CHOICES = [(1, "1 hour"), (4, "4 hours"), (24, "1 day"), (168, "1 week")]
+
+
+class AlertFilterForm(forms.Form):
+    state = forms.ChoiceField(
+        label="State",
+        required=False,
+        choices=[("", "Any"), ("open", "Open"), ("silenced", "Silenced"), ("resolved", "Resolved")],
+    )
+    kind = forms.ChoiceField(label="Rule", required=False)
+    pipeline = forms.ChoiceField(label="Pipeline", required=False)
+    baseline = forms.ChoiceField(
+        label="Announced",
+        required=False,
+        choices=[
+            ("", "Any"),
+            ("new", "Sent to channels"),
+            ("baseline", "Already there at first look"),
+        ],
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choice_field(self, "kind").choices = [("", "Any"), *AlertKind.choices]
+        choice_field(self, "pipeline").choices = [("", "Any")] + [
+            (p.slug, p.name) for p in pipeline_list()
+        ]
+
+    def filters(self) -> dict[str, str]:
+        if not self.is_bound:
+            return {"state": "open"}
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return {
+            name: data[name] for name in ("state", "kind", "pipeline", "baseline") if data.get(name)
+        }
+
+
+class RuleForm(forms.Form):
+    enabled = forms.BooleanField(required=False)
+    threshold = forms.IntegerField(min_value=0, max_value=100_000)
+
+
+class ChannelForm(forms.Form):
+    kind = forms.ChoiceField(choices=AlertChannel.Kind.choices)
+    target = forms.CharField(
+        max_length=500, help_text="An e-mail address, or the webhook's https:// address."
+    )
+
+
+class SilenceForm(forms.Form):
+    hours = forms.TypedChoiceField(
+        choices=[(0, "Lift the silence"), *SILENCE_CHOICES], coerce=int, initial=24
+    )

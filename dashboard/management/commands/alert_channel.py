@@ -1,0 +1,79 @@
+"""`manage.py alert_channel add email ADDRESS | add webhook URL | add slack URL | list |
+remove ID | test ID`: alert channels from the shell.
+
+A channel added here receives the default rules at once. A webhook's signing secret is
+printed once, when it is added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from dashboard.management.commands.wall_link import _shell_actor
+from dashboard.models import AlertChannel
+from dashboard.services import alerts
+
+
+class Command(BaseCommand):
+    help = "Add, list, remove or test the channels alerts are sent to."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        add = actions.add_parser("add", help="add a channel; it receives the default rules")
+        add.add_argument("kind", choices=[k.value for k in AlertChannel.Kind])
+        add.add_argument("target", help="an e-mail address or an http(s) URL")
+        actions.add_parser("list", help="show every channel and how its last message went")
+        remove = actions.add_parser("remove", help="remove a channel")
+        remove.add_argument("id", type=int)
+        test = actions.add_parser("test", help="send a test message and say if it arrived")
+        test.add_argument("id", type=int)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"]
+        try:
+            if action == "add":
+                self._add(options["kind"], options["target"])
+            elif action == "remove":
+                channel = alerts.alert_channel_remove(
+                    channel_id=options["id"], actor_name=_shell_actor()
+                )
+                self.stdout.write(f"Removed channel {options['id']} ({channel}).")
+            elif action == "test":
+                self._test(options["id"])
+            else:
+                self._list()
+        except alerts.AlertError as exc:
+            raise CommandError(str(exc)) from None
+
+    def _add(self, kind: str, target: str) -> None:
+        added = alerts.alert_channel_add(kind=kind, target=target, actor_name=_shell_actor())
+        rules = added.channel.rules.count()
+        self.stdout.write(f"Added channel {added.channel.pk}: {added.channel} ({rules} rules).")
+        if added.secret:
+            self.stderr.write("Its signing secret, shown only this once (X-Lookout-Signature):")
+            self.stdout.write(added.secret)
+
+    def _test(self, channel_id: int) -> None:
+        outcome = alerts.alert_channel_test(channel_id=channel_id, actor_name=_shell_actor())
+        if not outcome.delivered:
+            raise CommandError(f"Not delivered: {outcome.error}")
+        self.stdout.write(f"Delivered a test message to channel {channel_id}.")
+
+    def _list(self) -> None:
+        channels = list(AlertChannel.objects.order_by("id"))
+        if not channels:
+            self.stdout.write("No alert channels.")
+            return
+        for channel in channels:
+            if channel.failing:
+                state = f"FAILING: {channel.last_error}"
+            elif channel.last_success_at:
+                state = f"last delivered {channel.last_success_at:%Y-%m-%d %H:%M}"
+            else:
+                state = "nothing sent yet"
+            self.stdout.write(
+                f"{channel.pk}\t{channel.kind}\t{channel.target}\t"
+                f"{channel.rules.count()} rules\t{state}"
+            )

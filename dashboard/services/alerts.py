@@ -1,0 +1,958 @@
+"""Writes for alerts: default rules, evaluation after each poll, the outbox and its
+delivery, channels, silencing.
+
+The model is healthchecks' Check/Flip/Channel: a condition seen by a rule opens one
+`Alert` per (rule, subject) (a partial unique constraint holds it), and clears it when
+the condition is gone. Each message to a channel is an `AlertMessage` row, created at
+most once per (alert, channel, kind) and sent by `outbox_deliver_due`, which claims a row
+with a conditional UPDATE before sending and records the outcome under the same claim.
+A worker killed mid-send leaves the claim to expire; the row is then sent again (at least
+once, never twice for a send that was recorded), and receivers can tell by the message
+id in every message.
+
+What is already true the first time a rule looks at a scope (a pipeline, the services,
+storage, fixity) is recorded as baseline: shown on the alerts page, never sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator, validate_email
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.clients import notify
+from dashboard.lib import vocabulary
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.models import (
+    Alert,
+    AlertChannel,
+    AlertKind,
+    AlertMessage,
+    AlertRule,
+    AuditEntry,
+    FixityCheck,
+    ServicePoll,
+    TimesFrom,
+    Unit,
+)
+from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors.freshness import service_health_list
+
+log = logging.getLogger(__name__)
+
+# Thresholds of the rules made at first start, in each kind's own unit.
+DEFAULT_THRESHOLDS: dict[str, int] = {
+    AlertKind.UNIT_FAILED: 5,  # minutes: failures at one job within this are one message
+    AlertKind.UNIT_WAITING: 24,  # hours
+    AlertKind.UNIT_STUCK: 6,  # hours
+    AlertKind.SERVICE_STALE: 3,  # poll intervals
+    AlertKind.STORAGE_FULL: 90,  # percent
+    AlertKind.FIXITY_FAILED: 0,
+}
+# Kinds whose clearing is news worth a message ("recovered", "decided", "moving again").
+# A failed unit clears only when someone hides it: the page says so, nobody is told.
+SENDS_RESOLVED = frozenset(
+    {
+        AlertKind.UNIT_WAITING,
+        AlertKind.UNIT_STUCK,
+        AlertKind.SERVICE_STALE,
+        AlertKind.STORAGE_FULL,
+        AlertKind.FIXITY_FAILED,
+    }
+)
+# How long a failure waits for the jobs refresh to name the job that failed.
+FAILED_JOB_PATIENCE = timedelta(minutes=3)
+UNIT_KINDS = frozenset({AlertKind.UNIT_FAILED, AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK})
+
+# Delivery: a claim outlives any send (webhook and SMTP timeouts are seconds).
+CLAIM_TTL = timedelta(minutes=2)
+BACKOFF_FIRST = timedelta(seconds=30)
+BACKOFF_MAX = timedelta(hours=1)
+MAX_ATTEMPTS = 10
+DELIVER_BATCH = 100
+# Silence links in messages work this long.
+SILENCE_LINK_MAX_AGE = 14 * 24 * 3600
+SILENCE_SALT = "lookout.alert-silence"
+SILENCE_CHOICES_HOURS = (1, 4, 24, 24 * 7)
+
+Actor = User | AnonymousUser
+
+
+class AlertError(Exception):
+    """A channel, rule or silence request was refused; the message says why."""
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def alert_rules_ensure_defaults() -> None:
+    """The default rules (every pipeline), made once; admins change them afterwards."""
+    if AlertRule.objects.filter(is_default=True).exists():
+        return
+    for kind, threshold in DEFAULT_THRESHOLDS.items():
+        AlertRule.objects.get_or_create(
+            kind=kind,
+            pipeline="",
+            defaults={"threshold": threshold, "is_default": True, "enabled": True},
+        )
+
+
+def _audit(
+    *,
+    action: str,
+    target_kind: str,
+    target: str,
+    label: str,
+    actor: Actor | None,
+    actor_name: str,
+    parameters: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> None:
+    now = now or timezone.now()
+    if not actor_name:
+        actor_name = actor.get_username() if actor is not None and actor.is_authenticated else ""
+    AuditEntry.objects.create(
+        idempotency_key=uuid.uuid4().hex,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        actor_name=(actor_name or "unknown")[:150],
+        action=action,
+        target_kind=target_kind,
+        target=target[:255],
+        target_label=label[:255],
+        parameters=parameters or {},
+        requested_at=now,
+        finished_at=now,
+        outcome=AuditEntry.Outcome.DONE,
+    )
+
+
+def alert_rule_update(
+    *,
+    rule_id: int,
+    enabled: bool,
+    threshold: int,
+    actor: Actor | None = None,
+    actor_name: str = "",
+) -> AlertRule:
+    rule = AlertRule.objects.filter(pk=rule_id).first()
+    if rule is None:
+        raise AlertError(f"There is no alert rule with id {rule_id}.")
+    if threshold < 0 or (rule.kind == AlertKind.STORAGE_FULL and not 1 <= threshold <= 100):
+        raise AlertError("A fill threshold is a percentage from 1 to 100.")
+    if rule.kind in {AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK, AlertKind.SERVICE_STALE} and (
+        threshold < 1
+    ):
+        raise AlertError("This threshold must be at least 1.")
+    before = {"enabled": rule.enabled, "threshold": rule.threshold}
+    with transaction.atomic():
+        rule.enabled = enabled
+        rule.threshold = threshold
+        rule.save(update_fields=["enabled", "threshold"])
+        _audit(
+            action="alert_rule_change",
+            target_kind="alert_rule",
+            target=str(rule.pk),
+            label=str(rule),
+            actor=actor,
+            actor_name=actor_name,
+            parameters={"before": before, "after": {"enabled": enabled, "threshold": threshold}},
+        )
+    return rule
+
+
+def alert_rule_add(
+    *, kind: str, pipeline: str, threshold: int, actor: Actor | None = None, actor_name: str = ""
+) -> AlertRule:
+    """A rule for one pipeline (or all), sending to every channel there is."""
+    if kind not in AlertKind.values:
+        raise AlertError(f"There is no rule kind {kind!r}.")
+    if pipeline and pipeline not in {p.slug for p in pipeline_list()}:
+        raise AlertError(f"There is no pipeline {pipeline!r}.")
+    if AlertRule.objects.filter(kind=kind, pipeline=pipeline).exists():
+        raise AlertError("That rule exists already; change its threshold instead.")
+    try:
+        with transaction.atomic():
+            rule = AlertRule.objects.create(kind=kind, pipeline=pipeline, threshold=threshold)
+            rule.channels.set(AlertChannel.objects.all())
+            _audit(
+                action="alert_rule_add",
+                target_kind="alert_rule",
+                target=str(rule.pk),
+                label=str(rule),
+                actor=actor,
+                actor_name=actor_name,
+                parameters={"threshold": threshold},
+            )
+    except IntegrityError:
+        raise AlertError("That rule exists already; change its threshold instead.") from None
+    return rule
+
+
+# --------------------------------------------------------------------------- channels
+
+
+@dataclass(frozen=True)
+class AddedChannel:
+    channel: AlertChannel
+    # The webhook signing secret: shown once, when the channel is made.
+    secret: str
+
+
+def _validate_target(kind: str, target: str) -> str:
+    target = target.strip()
+    try:
+        if kind == AlertChannel.Kind.EMAIL:
+            validate_email(target)
+        elif kind in {AlertChannel.Kind.WEBHOOK, AlertChannel.Kind.SLACK}:
+            URLValidator(schemes=["http", "https"])(target)
+        else:
+            raise AlertError(f"A channel is email, webhook or slack, not {kind!r}.")
+    except ValidationError:
+        what = "an e-mail address" if kind == AlertChannel.Kind.EMAIL else "an http(s) URL"
+        raise AlertError(f"{target!r} is not {what}.") from None
+    return target
+
+
+def alert_channel_add(
+    *, kind: str, target: str, actor: Actor | None = None, actor_name: str = ""
+) -> AddedChannel:
+    """Make a channel and subscribe it to every default rule, so it needs no other step."""
+    target = _validate_target(kind, target)
+    secret = secrets.token_hex(32) if kind == AlertChannel.Kind.WEBHOOK else ""
+    alert_rules_ensure_defaults()
+    with transaction.atomic():
+        channel = AlertChannel.objects.create(
+            kind=kind, target=target, secret=secret, created_by=actor_name[:150]
+        )
+        for rule in AlertRule.objects.filter(is_default=True):
+            rule.channels.add(channel)
+        _audit(
+            action="alert_channel_add",
+            target_kind="alert_channel",
+            target=str(channel.pk),
+            label=str(channel),
+            actor=actor,
+            actor_name=actor_name,
+        )
+    return AddedChannel(channel=channel, secret=secret)
+
+
+def alert_channel_remove(
+    *, channel_id: int, actor: Actor | None = None, actor_name: str = ""
+) -> AlertChannel:
+    with transaction.atomic():
+        channel = AlertChannel.objects.select_for_update().filter(pk=channel_id).first()
+        if channel is None:
+            raise AlertError(f"There is no alert channel with id {channel_id}.")
+        label = str(channel)
+        _audit(
+            action="alert_channel_remove",
+            target_kind="alert_channel",
+            target=str(channel_id),
+            label=label,
+            actor=actor,
+            actor_name=actor_name,
+        )
+        channel.delete()
+    return channel
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    delivered: bool
+    error: str
+
+
+def alert_channel_test(
+    *, channel_id: int, actor: Actor | None = None, actor_name: str = ""
+) -> TestOutcome:
+    """Send a test message now, through the outbox like any other, and say how it went."""
+    channel = AlertChannel.objects.filter(pk=channel_id).first()
+    if channel is None:
+        raise AlertError(f"There is no alert channel with id {channel_id}.")
+    now = timezone.now()
+    message = AlertMessage.objects.create(
+        alert=None,
+        channel=channel,
+        kind=AlertMessage.Kind.TEST,
+        created_at=now,
+        next_attempt_at=now,
+    )
+    _audit(
+        action="alert_channel_test",
+        target_kind="alert_channel",
+        target=str(channel.pk),
+        label=str(channel),
+        actor=actor,
+        actor_name=actor_name,
+    )
+    message_deliver(message_id=message.pk, now=now)
+    message.refresh_from_db()
+    if message.sent_at is None:
+        # One try is the answer; no retries of a test behind the user's back.
+        AlertMessage.objects.filter(pk=message.pk, sent_at__isnull=True).update(gave_up_at=now)
+    return TestOutcome(delivered=message.sent_at is not None, error=message.last_error)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One thing a rule found true right now."""
+
+    subject: str
+    title: str
+    opened_at: datetime
+    detail: str = ""
+    link: str = ""
+    pipeline: str = ""
+    group_key: str = ""
+
+
+@dataclass
+class EvaluationSummary:
+    opened: int = 0
+    baseline: int = 0
+    resolved: int = 0
+    messages: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (
+            f"alerts: {self.opened} opened ({self.baseline} baseline), "
+            f"{self.resolved} resolved, {self.messages} messages queued"
+        )
+
+
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return "unknown time"
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def _unit_link(uuid_: str) -> str:
+    return reverse("dashboard:unit-detail", kwargs={"uuid": uuid_})
+
+
+def _unit_noun(kind: str) -> str:
+    return vocabulary.unit_kind_label(kind) if kind else "Unit"
+
+
+def _pipelines_for(rule: AlertRule) -> list[str]:
+    slugs = [p.slug for p in pipeline_list()]
+    return [rule.pipeline] if rule.pipeline in slugs else ([] if rule.pipeline else slugs)
+
+
+def _polled_pipelines() -> set[str]:
+    """Pipelines with at least one successful poll: only there do units say anything."""
+    return {
+        service.removeprefix("workflow:")
+        for service in ServicePoll.objects.filter(
+            service__startswith="workflow:", last_success_at__isnull=False
+        ).values_list("service", flat=True)
+    }
+
+
+UNIT_FIELDS = (
+    "uuid",
+    "name",
+    "kind",
+    "pipeline",
+    "microservice",
+    "failed_job",
+    "failed_at",
+    "failed_at_from",
+    "updated_at",
+    "waiting_since",
+    "waiting_since_from",
+    "status_since",
+    "decision",
+)
+
+
+def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Condition]:
+    units = Unit.objects.filter(pipeline=slug, hidden=False)
+    threshold = rule.threshold
+    found = []
+    if rule.kind == AlertKind.UNIT_FAILED:
+        for row in units.filter(status="FAILED").values(*UNIT_FIELDS).iterator():
+            # The failed job and its time come with the jobs refresh that follows the
+            # poll (the status shows the clean-up step): wait for it, a few minutes at most.
+            if not row["failed_job"] and now - row["updated_at"] < FAILED_JOB_PATIENCE:
+                continue
+            job = row["failed_job"] or row["microservice"] or "an unknown job"
+            at = row["failed_at"] or row["updated_at"]
+            observed = row["failed_at_from"] == TimesFrom.OBSERVED or row["failed_at"] is None
+            found.append(
+                Condition(
+                    subject=f"unit:{slug}:{row['uuid']}",
+                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} failed at {job}",
+                    detail=f"Failed at {job} on {_when(at)}"
+                    + (" (first seen by Lookout)" if observed else " (workflow service's time)"),
+                    link=_unit_link(row["uuid"]),
+                    pipeline=slug,
+                    opened_at=at,
+                    group_key=f"{slug}:{job}",
+                )
+            )
+    elif rule.kind == AlertKind.UNIT_WAITING:
+        limit = timedelta(hours=threshold)
+        waiting = units.filter(awaiting_decision=True, waiting_since__lt=now - limit)
+        for row in waiting.values(*UNIT_FIELDS).iterator():
+            since = row["waiting_since"]
+            at_least = " at least" if row["waiting_since_from"] == TimesFrom.OBSERVED else ""
+            found.append(
+                Condition(
+                    subject=f"unit:{slug}:{row['uuid']}",
+                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} has waited"
+                    f"{at_least} {vocabulary.duration((now - since).total_seconds())} "
+                    "for a decision",
+                    detail=f"Waiting since {_when(since)}"
+                    + (f": {row['decision']}" if row["decision"] else ""),
+                    link=_unit_link(row["uuid"]),
+                    pipeline=slug,
+                    opened_at=since + limit,
+                )
+            )
+    elif rule.kind == AlertKind.UNIT_STUCK:
+        limit = timedelta(hours=threshold)
+        stuck = units.filter(
+            status="PROCESSING", awaiting_decision=False, status_since__lt=now - limit
+        )
+        for row in stuck.values(*UNIT_FIELDS).iterator():
+            since = row["status_since"]
+            found.append(
+                Condition(
+                    subject=f"unit:{slug}:{row['uuid']}",
+                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} has made no "
+                    f"progress for {vocabulary.duration((now - since).total_seconds())}",
+                    detail=f"In {row['microservice'] or 'its current step'} since {_when(since)}",
+                    link=_unit_link(row["uuid"]),
+                    pipeline=slug,
+                    opened_at=since + limit,
+                )
+            )
+    return found
+
+
+def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
+    names = {p.slug: p.name for p in pipeline_list()}
+    wanted = {f"workflow:{slug}" for slug in _pipelines_for(rule)}
+    if not rule.pipeline:
+        wanted.add("storage")
+    found = []
+    for health in service_health_list(now=now):
+        if health.service not in wanted or health.last_attempt_at is None:
+            continue  # never tried: nothing to say yet
+        limit = timedelta(seconds=rule.threshold * health.interval_seconds)
+        if health.last_success_at is not None:
+            if now - health.last_success_at <= limit:
+                continue
+            opened = health.last_success_at + limit
+            since = f"Last good poll {_when(health.last_success_at)}"
+        else:
+            opened = health.last_attempt_at
+            since = "Never polled successfully"
+        label = vocabulary.service_label(health.service, names)
+        found.append(
+            Condition(
+                subject=f"service:{health.service}",
+                title=f"{label} is stale",
+                detail=f"{since}."
+                + (f" Last error: {health.last_error}" if health.last_error else ""),
+                link=reverse("dashboard:home"),
+                pipeline=health.service.removeprefix("workflow:")
+                if health.service.startswith("workflow:")
+                else "",
+                opened_at=opened,
+            )
+        )
+    return found
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _storage_conditions(rule: AlertRule, summary: dict[str, Any]) -> list[Condition]:
+    fetched_at = summary.get("fetched_at") or timezone.now()
+    stores: list[tuple[str, str, int | None, int | None]] = []
+    for space in summary.get("spaces") or ():
+        name = str(space.get("path") or space.get("uuid", ""))
+        stores.append(
+            (
+                f"space:{space.get('uuid')}",
+                f"Space {name}",
+                _as_int(space.get("used")),
+                _as_int(space.get("size")),
+            )
+        )
+    for location in summary.get("locations") or ():
+        if location.get("enabled") is False:
+            continue
+        name = str(
+            location.get("description") or location.get("relative_path") or location.get("uuid")
+        )
+        stores.append(
+            (
+                f"location:{location.get('uuid')}",
+                f"{vocabulary.purpose_label(str(location.get('purpose') or ''))} location {name}",
+                _as_int(location.get("used")),
+                _as_int(location.get("quota")),
+            )
+        )
+    found = []
+    for subject, label, used, limit in stores:
+        if not limit or used is None or 100 * used < rule.threshold * limit:
+            continue
+        found.append(
+            Condition(
+                subject=subject,
+                title=f"{label} is {100 * used // limit} % full",
+                detail=vocabulary.usage_text(used, limit),
+                link=reverse("dashboard:storage-overview"),
+                opened_at=fetched_at,
+            )
+        )
+    return found
+
+
+def _fixity_conditions() -> list[Condition]:
+    latest: dict[str, FixityCheck] = {}
+    decided = FixityCheck.objects.filter(success__isnull=False, checked_at__isnull=False)
+    for check in decided.order_by("package_uuid", "-checked_at", "-id").iterator():
+        latest.setdefault(str(check.package_uuid), check)
+    found = []
+    for package, check in latest.items():
+        if check.success or check.checked_at is None:
+            continue
+        found.append(
+            Condition(
+                subject=f"fixity:{package}",
+                title=f"Fixity check of package {package} failed",
+                detail=(check.message or "")[:500],
+                link=reverse("dashboard:storage-package-detail", kwargs={"uuid": package}),
+                opened_at=check.checked_at,
+            )
+        )
+    return found
+
+
+def _conditions_by_scope(rule: AlertRule, now: datetime) -> dict[str, list[Condition]]:
+    """The scopes this rule can look at now (polled at least once), with what it sees."""
+    if rule.kind in UNIT_KINDS:
+        polled = _polled_pipelines()
+        return {
+            f"workflow:{slug}": _unit_conditions(rule, slug, now)
+            for slug in _pipelines_for(rule)
+            if slug in polled
+        }
+    if rule.kind == AlertKind.SERVICE_STALE:
+        return {"services": _service_conditions(rule, now)}
+    if rule.kind == AlertKind.STORAGE_FULL:
+        summary = storage_selectors.storage_summary()
+        return {"storage": _storage_conditions(rule, summary)} if summary else {}
+    if rule.kind == AlertKind.FIXITY_FAILED:
+        return {"fixity": _fixity_conditions()}
+    return {}
+
+
+def _channels_of(rule: AlertRule) -> list[AlertChannel]:
+    return list(rule.channels.filter(enabled=True))
+
+
+def _queue(alert: Alert, channels: Iterable[AlertChannel], kind: str, now: datetime) -> int:
+    rows = [
+        AlertMessage(alert=alert, channel=channel, kind=kind, created_at=now, next_attempt_at=now)
+        for channel in channels
+    ]
+    # The unique constraint makes a second evaluation of the same event a no-op.
+    AlertMessage.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def _group_leader(rule: AlertRule, condition: Condition) -> Alert | None:
+    """An announced failure at the same job within the window, whose message is still
+    unsent: the new failure joins its message instead of making another."""
+    if rule.kind != AlertKind.UNIT_FAILED or not condition.group_key:
+        return None
+    window = timedelta(minutes=rule.threshold)
+    leader = (
+        Alert.objects.filter(
+            rule=rule,
+            state=Alert.State.OPEN,
+            group_key=condition.group_key,
+            group_leader__isnull=True,
+            baseline=False,
+            opened_at__gte=condition.opened_at - window,
+            opened_at__lte=condition.opened_at + window,
+        )
+        .order_by("opened_at", "id")
+        .first()
+    )
+    if leader is None:
+        return None
+    if leader.messages.filter(sent_at__isnull=False).exists():
+        return None
+    return leader
+
+
+def _open(
+    rule: AlertRule,
+    scope: str,
+    condition: Condition,
+    *,
+    baseline: bool,
+    now: datetime,
+    summary: EvaluationSummary,
+) -> None:
+    leader = None if baseline else _group_leader(rule, condition)
+    alert = Alert(
+        rule=rule,
+        kind=rule.kind,
+        subject=condition.subject,
+        scope=scope,
+        pipeline=condition.pipeline,
+        title=condition.title[:300],
+        detail=condition.detail,
+        link=condition.link,
+        group_key=condition.group_key,
+        group_leader=leader,
+        opened_at=condition.opened_at,
+        seen_at=now,
+        baseline=baseline,
+    )
+    try:
+        with transaction.atomic():
+            alert.save()
+            if not baseline and leader is None:
+                summary.messages += _queue(alert, _channels_of(rule), AlertMessage.Kind.FIRED, now)
+    except IntegrityError:
+        return  # another evaluation opened it a moment ago
+    summary.opened += 1
+    summary.baseline += int(baseline)
+
+
+def _resolve(alert: Alert, *, now: datetime, summary: EvaluationSummary) -> None:
+    # Conditional: only the evaluation that moves it from open sends "resolved".
+    if not Alert.objects.filter(pk=alert.pk, state=Alert.State.OPEN).update(
+        state=Alert.State.RESOLVED, resolved_at=now
+    ):
+        return
+    summary.resolved += 1
+    if alert.kind not in SENDS_RESOLVED or alert.baseline or alert.silenced(now):
+        return
+    # Resolved goes to the channels that were told it fired.
+    told = AlertChannel.objects.filter(
+        messages__alert=alert, messages__kind=AlertMessage.Kind.FIRED, enabled=True
+    ).distinct()
+    summary.messages += _queue(alert, told, AlertMessage.Kind.RESOLVED, now)
+
+
+def _evaluate_scope(
+    rule: AlertRule,
+    scope: str,
+    conditions: list[Condition],
+    *,
+    now: datetime,
+    summary: EvaluationSummary,
+) -> None:
+    first = scope not in rule.baselines
+    if first:
+        rule.baselines[scope] = now.isoformat()
+        rule.save(update_fields=["baselines"])
+    baseline_at = datetime.fromisoformat(rule.baselines[scope])
+    current = {c.subject: c for c in conditions}
+    open_alerts = {
+        a.subject: a for a in Alert.objects.filter(rule=rule, scope=scope, state=Alert.State.OPEN)
+    }
+    for condition in sorted(current.values(), key=lambda c: c.opened_at):
+        if condition.subject in open_alerts:
+            continue
+        # Already true before the rule first looked here (a backfilled old failure too).
+        baseline = first or condition.opened_at < baseline_at
+        _open(rule, scope, condition, baseline=baseline, now=now, summary=summary)
+    for subject, alert in open_alerts.items():
+        if subject not in current:
+            _resolve(alert, now=now, summary=summary)
+
+
+def alerts_evaluate(*, now: datetime | None = None) -> EvaluationSummary:
+    """Evaluate every enabled rule against what the pollers stored; run after each poll."""
+    now = now or timezone.now()
+    alert_rules_ensure_defaults()
+    summary = EvaluationSummary()
+    for rule in AlertRule.objects.filter(enabled=True):
+        for scope, conditions in _conditions_by_scope(rule, now).items():
+            _evaluate_scope(rule, scope, conditions, now=now, summary=summary)
+    # A disabled rule's open alerts are closed quietly: nobody watches them any more.
+    Alert.objects.filter(rule__enabled=False, state=Alert.State.OPEN).update(
+        state=Alert.State.RESOLVED, resolved_at=now
+    )
+    return summary
+
+
+# --------------------------------------------------------------------------- silencing
+
+
+def silence_token(*, alert_id: int, channel_id: int) -> str:
+    return signing.dumps({"a": alert_id, "c": channel_id}, salt=SILENCE_SALT, compress=True)
+
+
+def silence_token_read(token: str) -> tuple[int, int] | None:
+    """(alert id, channel id) from a link in a message, or None if forged or too old."""
+    try:
+        data = signing.loads(token, salt=SILENCE_SALT, max_age=SILENCE_LINK_MAX_AGE)
+        return int(data["a"]), int(data["c"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+
+
+def alert_silence(
+    *,
+    alert_id: int,
+    hours: int,
+    actor: Actor | None = None,
+    actor_name: str = "",
+    now: datetime | None = None,
+) -> Alert:
+    """Send nothing about this alert (and its group) for `hours`; 0 lifts a silence."""
+    now = now or timezone.now()
+    if hours < 0 or hours > 24 * 30:
+        raise AlertError("Silence for 0 to 720 hours.")
+    alert = Alert.objects.filter(pk=alert_id).first()
+    if alert is None:
+        raise AlertError(f"There is no alert with id {alert_id}.")
+    until = now + timedelta(hours=hours) if hours else None
+    who = actor_name or (
+        actor.get_username() if actor is not None and actor.is_authenticated else ""
+    )
+    with transaction.atomic():
+        Alert.objects.filter(pk=alert.pk).update(silenced_until=until, silenced_by=who[:150])
+        _audit(
+            action="alert_silence" if hours else "alert_unsilence",
+            target_kind="alert",
+            target=str(alert.pk),
+            label=alert.title,
+            actor=actor,
+            actor_name=who,
+            parameters={"hours": hours},
+            now=now,
+        )
+    alert.refresh_from_db()
+    return alert
+
+
+# --------------------------------------------------------------------------- delivery
+
+
+def _absolute(path: str) -> str:
+    base = str(getattr(settings, "LOOKOUT_PUBLIC_URL", "") or "http://127.0.0.1:8000")
+    return base.rstrip("/") + path if path else ""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    subject: str
+    text: str
+    payload: dict[str, Any]
+
+
+def _members(alert: Alert) -> list[Alert]:
+    return list(alert.members.order_by("opened_at", "id"))
+
+
+def message_render(message: AlertMessage) -> Rendered:
+    """What a message says: one text for e-mail and Slack, one JSON object for webhooks."""
+    alert = message.alert
+    message_id = f"lookout-{message.pk}"
+    if alert is None:
+        text = "This is a test message from Lookout. If you read it, the channel works."
+        return Rendered(
+            subject="[Lookout] Test message",
+            text=text,
+            payload={"id": message_id, "event": "test", "text": text},
+        )
+    members = _members(alert)
+    silence_path = reverse(
+        "dashboard:alert-silence-link",
+        kwargs={"token": silence_token(alert_id=alert.pk, channel_id=message.channel_id)},
+    )
+    resolved = message.kind == AlertMessage.Kind.RESOLVED
+    headline = f"Resolved: {alert.title}" if resolved else alert.title
+    if members:
+        headline += f" (and {vocabulary.count_noun(len(members), 'more unit')} at the same job)"
+    lines = [headline, "", alert.detail]
+    lines += [f"- {member.title}: {_absolute(member.link)}" for member in members]
+    lines += [
+        "",
+        f"Since: {_when(alert.opened_at)}",
+    ]
+    if resolved:
+        lines.append(f"Resolved: {_when(alert.resolved_at)}")
+    if alert.link:
+        lines.append(f"Open in Lookout: {_absolute(alert.link)}")
+    lines.append(
+        f"Alert: {_absolute(reverse('dashboard:alert-detail', kwargs={'alert_id': alert.pk}))}"
+    )
+    if not resolved:
+        lines.append(f"Silence it: {_absolute(silence_path)}")
+    text = "\n".join(line for line in lines if line is not None).replace("\n\n\n", "\n\n")
+
+    def one(a: Alert) -> dict[str, Any]:
+        return {
+            "subject": a.subject,
+            "title": a.title,
+            "detail": a.detail,
+            "pipeline": a.pipeline,
+            "opened_at": a.opened_at.isoformat(),
+            "url": _absolute(a.link),
+        }
+
+    payload = {
+        "id": message_id,
+        "event": message.kind,
+        "alert": {
+            "id": alert.pk,
+            "kind": alert.kind,
+            "state": alert.state,
+            **one(alert),
+            "resolved_at": alert.resolved_at.isoformat() if alert.resolved_at else None,
+            "alert_url": _absolute(
+                reverse("dashboard:alert-detail", kwargs={"alert_id": alert.pk})
+            ),
+            "silence_url": _absolute(silence_path),
+            "grouped": [one(m) for m in members],
+        },
+        "text": text,
+    }
+    return Rendered(subject=f"[Lookout] {headline}", text=text, payload=payload)
+
+
+def _send(message: AlertMessage, rendered: Rendered) -> None:
+    channel = message.channel
+    message_id = f"lookout-{message.pk}"
+    timeout = float(getattr(settings, "LOOKOUT_WEBHOOK_TIMEOUT", 10.0))
+    if channel.kind == AlertChannel.Kind.EMAIL:
+        domain = str(getattr(settings, "LOOKOUT_PUBLIC_URL", "")).split("//")[-1].split("/")[0]
+        notify.email_send(
+            to=channel.target,
+            subject=rendered.subject,
+            body=rendered.text,
+            headers={
+                "Message-ID": f"<{message_id}@{domain or 'lookout'}>",
+                notify.MESSAGE_ID_HEADER: message_id,
+            },
+        )
+    elif channel.kind == AlertChannel.Kind.SLACK:
+        body = json.dumps({"text": rendered.text}).encode("utf-8")
+        notify.webhook_post(url=channel.target, body=body, message_id=message_id, timeout=timeout)
+    else:
+        body = json.dumps(rendered.payload, separators=(",", ":")).encode("utf-8")
+        notify.webhook_post(
+            url=channel.target,
+            body=body,
+            secret=channel.secret,
+            message_id=message_id,
+            timeout=timeout,
+        )
+
+
+def backoff(attempts: int) -> timedelta:
+    """30 s, 1 min, 2 min, 4 min ... at most an hour, after the n-th failed attempt."""
+    delay: timedelta = BACKOFF_FIRST * (2 ** max(0, attempts - 1))
+    return min(BACKOFF_MAX, delay)
+
+
+def _claimable(now: datetime) -> Q:
+    return Q(sent_at__isnull=True, gave_up_at__isnull=True, next_attempt_at__lte=now) & (
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+    )
+
+
+def message_deliver(*, message_id: int, now: datetime | None = None) -> bool | None:
+    """Claim one due message and send it: True sent, False failed, None not ours to send."""
+    now = now or timezone.now()
+    token = uuid.uuid4().hex
+    claimed = AlertMessage.objects.filter(_claimable(now), pk=message_id).update(
+        claim_token=token, claimed_until=now + CLAIM_TTL
+    )
+    if not claimed:
+        return None  # sent, given up, not due, or another worker holds it
+    message = AlertMessage.objects.select_related("alert", "channel").get(pk=message_id)
+    mine = AlertMessage.objects.filter(pk=message_id, claim_token=token)
+    alert = message.alert
+    if alert is not None and message.kind != AlertMessage.Kind.RESOLVED and alert.silenced(now):
+        mine.update(gave_up_at=now, claimed_until=None, last_error="Silenced before it was sent.")
+        return False
+    try:
+        _send(message, message_render(message))
+    except notify.NotifyError as exc:
+        error = str(exc)[:2000]
+        attempts = message.attempts + 1
+        gave_up = now if attempts >= MAX_ATTEMPTS else None
+        mine.update(
+            attempts=attempts,
+            last_error=error,
+            next_attempt_at=now + backoff(attempts),
+            claimed_until=None,
+            gave_up_at=gave_up,
+        )
+        AlertChannel.objects.filter(pk=message.channel_id).update(
+            last_error=error, last_error_at=timezone.now()
+        )
+        log.warning(
+            "alert message %s to channel %s not sent: %s", message.pk, message.channel_id, error
+        )
+        return False
+    mine.update(
+        sent_at=timezone.now(), attempts=message.attempts + 1, claimed_until=None, last_error=""
+    )
+    AlertChannel.objects.filter(pk=message.channel_id).update(last_success_at=timezone.now())
+    return True
+
+
+@dataclass(frozen=True)
+class DeliverySummary:
+    sent: int
+    failed: int
+
+    def line(self) -> str:
+        return f"alert messages: {self.sent} sent, {self.failed} failed"
+
+
+def outbox_deliver_due(
+    *, now: datetime | None = None, limit: int = DELIVER_BATCH
+) -> DeliverySummary:
+    """Send every due message once (oldest first); failures wait for their backoff."""
+    now = now or timezone.now()
+    due = list(
+        AlertMessage.objects.filter(_claimable(now))
+        .order_by("next_attempt_at", "id")
+        .values_list("pk", flat=True)[:limit]
+    )
+    sent = failed = 0
+    for message_id in due:
+        outcome = message_deliver(message_id=message_id, now=now)
+        sent += outcome is True
+        failed += outcome is False
+    return DeliverySummary(sent=sent, failed=failed)

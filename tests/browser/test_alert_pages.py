@@ -1,0 +1,70 @@
+"""The alerts page and the settings page in headless Chromium, with a screenshot each."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dashboard.models import Alert, AlertRule
+from dashboard.services import alerts
+from tests.browser.conftest import screenshot
+from tests.support.users import PASSWORD, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _log_in(page, base_url: str, username: str) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base_url}/")
+
+
+def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_server):
+    make_user("ada", "admin")
+    alerts.alert_rules_ensure_defaults()
+    alerts.alert_channel_add(kind="email", target="ops@example.org")
+    rule = AlertRule.objects.get(kind="unit_failed")
+    now = timezone.now()
+    for number, job in enumerate(["Normalize", "Virus scan"], start=1):
+        Alert.objects.create(
+            rule=rule,
+            kind=rule.kind,
+            subject=f"unit:default:{number}",
+            scope="workflow:default",
+            pipeline="default",
+            title=f"Transfer batch_{number:02d} failed at {job}",
+            opened_at=now - timedelta(minutes=number * 7),
+            seen_at=now,
+        )
+    Alert.objects.create(
+        rule=rule,
+        kind=rule.kind,
+        subject="unit:default:old",
+        scope="workflow:default",
+        pipeline="default",
+        title="Transfer old_batch failed at Extract",
+        opened_at=now - timedelta(days=3),
+        seen_at=now,
+        baseline=True,
+    )
+    _log_in(page, live_server.url, "ada")
+    page.goto(f"{live_server.url}/alerts/")
+    rows = page.locator("#alerts-live tbody tr")
+    assert rows.count() == 3
+    assert "(baseline)" in rows.nth(2).inner_text()
+    screenshot(page, "alerts-list")
+
+    page.get_by_role("link", name="Transfer batch_01 failed at Normalize").click()
+    page.get_by_label("Send nothing about this alert for").select_option("4")
+    page.get_by_role("button", name="Apply").click()
+    assert "Silenced until" in page.locator(".messages").inner_text()
+
+    page.goto(f"{live_server.url}/alerts/?state=silenced")
+    assert page.locator("#alerts-live tbody tr").count() == 1
+    page.goto(f"{live_server.url}/alerts/settings/")
+    assert "ops@example.org" in page.locator(".alert-channels").inner_text()
+    screenshot(page, "alerts-settings")

@@ -1,0 +1,187 @@
+"""Alerts end to end: the simulator fails a unit while Lookout watches; a real SMTP server
+(aiosmtpd) and a real HTTP receiver each get exactly one message, the receiver checks the
+signature, and nothing more arrives on later polls. A stale service sends "resolved"
+when it recovers. /metrics is parsed with prometheus-client's parser and checked against
+the API."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from email import message_from_bytes
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.core.management import call_command
+from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
+
+from dashboard import tasks
+from dashboard.models import Alert, AlertKind, AlertMessage, AlertRule, Unit
+from tests.integration.conftest import point_at
+from tests.support.redis_server import free_port
+from tests.support.simulator_process import SimulatorProcess
+from tests.support.users import make_user
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.messages: list = []
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's name)
+        self.messages.append(message_from_bytes(envelope.original_content))
+        return "250 Message accepted for delivery"
+
+
+@contextmanager
+def smtp_server() -> Iterator[tuple[int, Inbox]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield port, inbox
+    finally:
+        controller.stop()
+
+
+@contextmanager
+def webhook_receiver() -> Iterator[tuple[str, list[dict], dict]]:
+    """Answers 204 to a correctly signed POST, 401 otherwise; keeps what it accepted."""
+    received: list[dict] = []
+    config = {"secret": ""}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            expected = hmac.new(config["secret"].encode(), body, hashlib.sha256).hexdigest()
+            given = self.headers.get("X-Lookout-Signature", "")
+            if not hmac.compare_digest(given, f"sha256={expected}"):
+                self.send_response(401)
+                self.end_headers()
+                return
+            received.append(json.loads(body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/hook", received, config
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _add(kind: str, target: str) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        call_command("alert_channel", "add", kind, target, stdout=out)
+    return out.getvalue().strip().splitlines()[-1]
+
+
+def _cycle(sim: SimulatorProcess, seconds: float) -> None:
+    """What beat does: a poll, then the jobs refresh; each evaluates the rules."""
+    if seconds:
+        sim.control("advance", {"seconds": seconds})
+    tasks.poll_pipeline("default")
+    tasks.refresh_pipeline_jobs("default")
+    tasks.deliver_alerts()
+
+
+def _only(*kinds: str) -> None:
+    AlertRule.objects.exclude(kind__in=kinds).update(enabled=False)
+    AlertRule.objects.filter(kind__in=kinds).update(enabled=True)
+
+
+def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings, redis_cache):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
+    with (
+        smtp_server() as (smtp_port, inbox),
+        webhook_receiver() as (hook_url, received, hook_config),
+        SimulatorProcess(units=200, seed=11, speed=0) as sim,
+    ):
+        settings.EMAIL_PORT = smtp_port
+        point_at(settings, sim)
+        _add("email", "ops@example.org")
+        hook_config["secret"] = _add("webhook", hook_url)
+        _only(AlertKind.UNIT_FAILED)
+
+        _cycle(sim, 0)  # the first look: what has failed already is baseline
+        assert Alert.objects.filter(baseline=True).exists()
+        assert not inbox.messages and not received
+
+        deadline = time.monotonic() + 150
+        while not Alert.objects.filter(baseline=False, kind=AlertKind.UNIT_FAILED).exists():
+            assert time.monotonic() < deadline, "no unit failed while Lookout watched"
+            _cycle(sim, 600)
+        for _ in range(3):  # later polls (and a redelivered task) send nothing more
+            _cycle(sim, 60)
+            tasks.deliver_alerts()
+
+        new = Alert.objects.filter(baseline=False, group_leader__isnull=True).get()
+        assert len(inbox.messages) == 1
+        assert len(received) == 1
+        mail = inbox.messages[0]
+        text = mail.get_payload(decode=True).decode()
+        unit_uuid = new.subject.rsplit(":", 1)[1]
+        assert mail["To"] == "ops@example.org"
+        assert new.title in " ".join(mail["Subject"].split())  # unfolded
+        failed_unit = Unit.objects.get(uuid=unit_uuid)
+        assert failed_unit.failed_job and failed_unit.failed_job in new.title
+        assert "failed directory" not in new.title  # the job, not the clean-up after it
+        assert f"https://lookout.example.org/units/{unit_uuid}/" in text
+        assert new.opened_at.strftime("%Y-%m-%d %H:%M:%S") in text  # the upstream time
+        hook = received[0]
+        assert hook["event"] == "fired" and hook["alert"]["title"] == new.title
+        assert hook["alert"]["url"] == f"https://lookout.example.org/units/{unit_uuid}/"
+        assert AlertMessage.objects.filter(sent_at__isnull=True).count() == 0
+
+        # A stale service, then its recovery: one "fired" and one "resolved" each.
+        settings.LOOKOUT_WORKFLOW_POLL_INTERVAL = 1
+        _only(AlertKind.SERVICE_STALE)
+        _cycle(sim, 0)
+        sim.control("faults", {"error_rate": 1.0})
+        time.sleep(3.5)
+        _cycle(sim, 0)
+        sim.control("faults", {"error_rate": 0.0})
+        _cycle(sim, 0)
+        _cycle(sim, 0)
+        events = [(h["event"], h["alert"]["kind"]) for h in received[1:]]
+        assert events == [("fired", "service_stale"), ("resolved", "service_stale")]
+        assert len(inbox.messages) == 3
+        assert inbox.messages[2]["Subject"].startswith("[Lookout] Resolved:")
+
+        # /metrics against the API's counts.
+        settings.LOOKOUT_METRICS_TOKEN = "scrape-token"
+        client = Client()
+        assert client.get("/metrics").status_code == 401
+        assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
+        body = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-token").content.decode()
+        units = {
+            sample.labels["status"]: sample.value
+            for family in text_string_to_metric_families(body)
+            for sample in family.samples
+            if sample.name == "lookout_units"
+        }
+        client.force_login(make_user("vera", "viewer"))
+        total = client.get("/api/v1/units/").json()["count"]
+        assert sum(units.values()) == total
+        for status, count in units.items():
+            listed = client.get("/api/v1/units/", {"status": status}).json()["count"]
+            assert listed == count, status
