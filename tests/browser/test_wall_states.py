@@ -87,7 +87,7 @@ def test_the_wall_fits_in_every_state(live_server, browser, settings, state, siz
         page.wait_for_selector("#wall-live")
         page.evaluate("document.fonts.ready")
         measured = page.evaluate(MEASURE)
-        screenshot(page, f"wall-{state}-{width}x{height}")
+        screenshot(page, f"wall-state-{state}-{width}x{height}")
     finally:
         context.close()
 
