@@ -23,7 +23,9 @@ $(DEV_STAMP): $(RUNTIME_STAMP) requirements-dev.txt
 	$(PY) -m pip install --quiet --require-hashes -r requirements.txt -r requirements-dev.txt
 	touch $(DEV_STAMP)
 
+# The ports are checked first, so a busy one stops `make run` before it prints anything.
 run: $(RUNTIME_STAMP)
+	@$(PY) manage.py run_stack --check-ports
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_admin
 	$(PY) manage.py run_stack
