@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PIP_COMPILE := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links
 
-.PHONY: run test test-postgres test-fast lint bench lock clean
+.PHONY: run test test-postgres test-fast lint bench lock clean wall-shots
 
 $(RUNTIME_STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Lookout needs Python 3.11 or newer")'
@@ -23,7 +23,9 @@ $(DEV_STAMP): $(RUNTIME_STAMP) requirements-dev.txt
 	$(PY) -m pip install --quiet --require-hashes -r requirements.txt -r requirements-dev.txt
 	touch $(DEV_STAMP)
 
+# The ports are checked first, so a busy one stops `make run` before it prints anything.
 run: $(RUNTIME_STAMP)
+	@$(PY) manage.py run_stack --check-ports
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_admin
 	$(PY) manage.py run_stack
@@ -57,6 +59,13 @@ lint: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py
+
+# Renders every wall state at 1920x1080 and copies the screenshots the README shows.
+wall-shots: $(DEV_STAMP)
+	$(PY) -m pytest -q tests/browser/test_wall_states.py -k 1920x1080
+	for shot in test-artifacts/wall-state-*-1920x1080.png; do \
+		name=$${shot#test-artifacts/wall-state-}; cp $$shot docs/wall/$${name%-1920x1080.png}.png; \
+	done
 
 # Rewrites both lock files from requirements.in and requirements-dev.in (README: Adding a dependency).
 lock: $(DEV_STAMP)

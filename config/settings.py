@@ -155,6 +155,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+# --- Ports of `make run` (manage.py run_stack) ---------------------------------
+# The web server's port, and the built-in simulator's two; the default upstream and
+# public URLs follow them, so moving a port moves every address that uses it.
+LOOKOUT_PORT = env_int("LOOKOUT_PORT", 8000, minimum=1)
+LOOKOUT_SIMULATOR_WORKFLOW_PORT = env_int("LOOKOUT_SIMULATOR_WORKFLOW_PORT", 8001, minimum=1)
+LOOKOUT_SIMULATOR_STORAGE_PORT = env_int("LOOKOUT_SIMULATOR_STORAGE_PORT", 8002, minimum=1)
+
 # --- Upstream services ----------------------------------------------------
 LOOKOUT_HTTP_TIMEOUT = (
     env_float("LOOKOUT_HTTP_CONNECT_TIMEOUT", 3.05, minimum=0.1),
@@ -164,7 +171,9 @@ LOOKOUT_PIPELINES = load_pipelines(
     first={
         "slug": env_str("LOOKOUT_WORKFLOW_SLUG", "default"),
         "name": env_str("LOOKOUT_WORKFLOW_NAME", "Default pipeline"),
-        "url": env_url("LOOKOUT_WORKFLOW_URL", "http://127.0.0.1:8001"),
+        "url": env_url(
+            "LOOKOUT_WORKFLOW_URL", f"http://127.0.0.1:{LOOKOUT_SIMULATOR_WORKFLOW_PORT}"
+        ),
         "user": env_str("LOOKOUT_WORKFLOW_USER", "demo"),
         "key": env_secret("LOOKOUT_WORKFLOW_KEY", "demo-key"),
         "time_zone": env_str("LOOKOUT_WORKFLOW_TIME_ZONE", "UTC"),
@@ -174,7 +183,7 @@ LOOKOUT_PIPELINES = load_pipelines(
     extra_file=env_str("LOOKOUT_PIPELINES_FILE", ""),
 )
 LOOKOUT_STORAGE = {
-    "url": env_url("LOOKOUT_STORAGE_URL", "http://127.0.0.1:8002"),
+    "url": env_url("LOOKOUT_STORAGE_URL", f"http://127.0.0.1:{LOOKOUT_SIMULATOR_STORAGE_PORT}"),
     "user": env_str("LOOKOUT_STORAGE_USER", "demo"),
     "key": env_secret("LOOKOUT_STORAGE_KEY", "demo-key"),
 }
@@ -224,7 +233,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # --- Wall screen ----------------------------------------------------------
 # The address people reach Lookout at: wall-screen links printed by `wall_link create`.
-LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", "http://127.0.0.1:8000")
+LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", f"http://127.0.0.1:{LOOKOUT_PORT}")
 LOOKOUT_WALL_REFRESH_SECONDS = env_float("LOOKOUT_WALL_REFRESH_SECONDS", 10.0, minimum=1)
 
 # --- Alerts and metrics ----------------------------------------------------

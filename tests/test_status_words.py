@@ -77,9 +77,14 @@ def _metric(page: str, name: str) -> tuple[str, str]:
     value = re.search(
         r'class="metric-value">(.*?)</span>\s*<span class="metric-label">', block[1], re.S
     )
-    label = re.search(r'class="metric-label">(.*?)</span>', block[1], re.S)
+    # The label may start with its status glyph (hidden from screen readers).
+    label = re.search(
+        r'class="metric-label">(?:<span class="glyph" aria-hidden="true">[^<]*</span>)?([^<]*)<',
+        block[1],
+        re.S,
+    )
     digits = re.sub(r"<[^>]+>|[^0-9]", "", value[1])
-    return digits, label[1].strip()
+    return digits, label[1].replace("&nbsp;", " ").strip()
 
 
 # The unit statuses the wall counts: its metric, and the words after the status's own.

@@ -41,9 +41,13 @@ class StaleService:
     label: str
     age_seconds: float | None
     last_error: str
+    # False until the first poll of the service has been tried (a fresh start).
+    polled: bool = True
 
     @property
     def age_label(self) -> str:
+        if not self.polled:
+            return "not asked yet"
         return freshness_label(self.age_seconds)
 
 
@@ -228,6 +232,11 @@ class WallState:
         return sum(1 for r in self.capacity if r.level == "critical")
 
     @property
+    def starting(self) -> bool:
+        """No service has been polled yet: a first start, not an outage."""
+        return bool(self.stale_services) and not any(s.polled for s in self.stale_services)
+
+    @property
     def needs_attention(self) -> bool:
         return bool(self.attention_items)
 
@@ -256,6 +265,7 @@ def _stale(health: Iterable[ServiceHealth]) -> tuple[StaleService, ...]:
             label=vocabulary.service_label(h.service, names),
             age_seconds=h.age_seconds,
             last_error=h.last_error,
+            polled=h.last_attempt_at is not None,
         )
         for h in health
         if h.stale

@@ -190,3 +190,157 @@ def busy_wall(now: datetime) -> None:
     fresh("workflow:default", at=now)
     fresh("storage", at=now)
     storage(now=now)
+
+
+# --- the wall's states, for the browser tests and the README's screenshots ------------
+
+LONG_NAME = (
+    "Digitised-correspondence-of-the-Harbour-Board-1887-1932-box-14-folders-1-to-37"
+    "-with-enclosures-and-photographic-prints"
+)
+
+
+def pipelines(count: int, *, long_names: bool = False) -> list[dict[str, str]]:
+    names = ["Default pipeline", "Reading room", "Born-digital intake", "Audiovisual"]
+    names += ["Newspapers", "Theses", "Photographs", "Government records"]
+    return [
+        {
+            **PIPELINES[0],
+            "slug": "default" if n == 0 else f"p{n}",
+            "name": (
+                f"{names[n % len(names)]} pipeline of the regional archive, second floor"
+                if long_names
+                else names[n % len(names)]
+            ),
+        }
+        for n in range(count)
+    ]
+
+
+def _pipeline_work(
+    now: datetime,
+    slug: str,
+    *,
+    moving: int = 3,
+    waiting: int = 0,
+    failed: int = 0,
+    unit_name: str = "",
+) -> None:
+    units = [unit(now=now, name=f"{slug}-moving-{n}", pipeline=slug) for n in range(moving)]
+    units += [
+        unit(
+            now=now,
+            name=unit_name or f"{slug}-waiting-{n}",
+            status="USER_INPUT",
+            pipeline=slug,
+            waiting_for=timedelta(minutes=200 - n % 200),
+            decision="Approve standard transfer",
+        )
+        for n in range(waiting)
+    ]
+    units += [
+        failed_unit(
+            now=now, name=f"{slug}-failed-{n}", failed_ago=timedelta(hours=2), pipeline=slug
+        )
+        for n in range(failed)
+    ]
+    save_units(units, pipeline=slug)
+    for hour in range(24):
+        for _ in range((hour + len(slug)) % 5):
+            change(
+                at=now - timedelta(hours=23 - hour, minutes=30), to_status="COMPLETE", pipeline=slug
+            )
+    fresh(f"workflow:{slug}", at=now)
+
+
+def wall_in_state(settings, state: str, now: datetime) -> None:
+    """Leave the database and cache as the pollers would in one of WALL_STATES."""
+    if state == "first-start":
+        use_pipelines(settings)
+        return
+    count = {"pipelines-3": 3, "pipelines-8": 8}.get(state, 1)
+    configured = pipelines(count, long_names=state == "long-names")
+    use_pipelines(settings, configured)
+    for index, pipeline in enumerate(configured):
+        _pipeline_work(
+            now,
+            pipeline["slug"],
+            moving=3 + index,
+            waiting={"healthy": 0, "waiting-0": 0, "waiting-200": 200}.get(state, index % 3 + 1),
+            failed=0 if state == "healthy" else index % 2 + (state == "waiting-0"),
+            unit_name=LONG_NAME if state == "long-names" else "",
+        )
+    fresh("storage", at=now)
+    if state == "healthy":
+        storage(
+            now=now,
+            spaces=[{"path": "/var/preservation", "size": 1000 * GIB, "used": 420 * GIB}],
+            locations=[
+                {
+                    "purpose": "AS",
+                    "description": "AIP store",
+                    "quota": 400 * GIB,
+                    "used": 100 * GIB,
+                },
+                {"purpose": "DS", "description": "DIP store", "quota": 100 * GIB, "used": 35 * GIB},
+            ],
+        )
+    else:
+        storage(now=now)
+    if state in {"one-stale", "both-stale"}:
+        failing_since(
+            "workflow:default",
+            last_success=now - timedelta(minutes=14),
+            now=now,
+            error=(
+                "HTTPConnectionPool(host='127.0.0.1', port=8001): Read timed out. (read timeout=10)"
+            ),
+        )
+    if state == "both-stale":
+        failing_since(
+            "storage",
+            last_success=now - timedelta(hours=2, minutes=5),
+            now=now,
+            error="503 Service Unavailable",
+        )
+    if state == "long-names":
+        storage(
+            now=now,
+            spaces=[
+                {
+                    "path": "/mnt/preservation-storage/primary-replica-of-the-regional-archive",
+                    "size": 1000 * GIB,
+                    "used": 930 * GIB,
+                }
+            ],
+            locations=[
+                {
+                    "purpose": "AS",
+                    "description": (
+                        "AIP store for the digitised correspondence and photograph collections"
+                    ),
+                    "quota": 400 * GIB,
+                    "used": 100 * GIB,
+                },
+                {
+                    "purpose": "DS",
+                    "description": "DIP store for the public access system of the reading room",
+                    "quota": 100 * GIB,
+                    "used": 85 * GIB,
+                },
+            ],
+        )
+
+
+WALL_STATES = (
+    "healthy",
+    "one-stale",
+    "both-stale",
+    "pipelines-1",
+    "pipelines-3",
+    "pipelines-8",
+    "waiting-0",
+    "waiting-200",
+    "long-names",
+    "first-start",
+)

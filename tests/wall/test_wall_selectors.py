@@ -186,11 +186,33 @@ def test_a_service_that_stopped_answering_is_listed_as_stale_with_its_age():
 
 
 def test_a_service_never_reached_says_so():
-    state = wall_state()
+    now = timezone.now()
+    for service in ("workflow:default", "storage"):
+        seeding.failing_since(service, last_success=None, now=now, error="connection refused")
+
+    state = wall_state(now=now)
 
     labels = {s.service: s.age_label for s in state.stale_services}
     assert labels == {"workflow:default": "has never answered", "storage": "has never answered"}
     assert state.pipelines[0].stale_label == "has never answered"
+    assert not state.starting
+
+
+def test_a_first_start_is_not_an_outage():
+    state = wall_state()
+
+    labels = {s.service: s.age_label for s in state.stale_services}
+    assert labels == {"workflow:default": "not asked yet", "storage": "not asked yet"}
+    assert state.starting
+
+
+def test_the_first_start_lasts_until_every_service_was_asked():
+    now = timezone.now()
+    seeding.fresh("storage", at=now)
+    assert wall_state(now=now).starting
+
+    seeding.failing_since("workflow:default", last_success=None, now=now, error="refused")
+    assert not wall_state(now=now).starting
 
 
 def test_a_quiet_fresh_wall_needs_no_attention():

@@ -132,7 +132,8 @@ def test_an_empty_install_renders_a_calm_wall(client, token):
     page = text_of(client.get(f"/wall/{token}/"))
 
     assert "No storage figures yet." in page
-    assert "has never answered" in page
+    assert "Starting up" in page and "Needs attention" not in page
+    assert "Storage service: not asked yet" in page
 
 
 def test_visiting_the_wall_sets_no_cookie(client, token):

@@ -1,0 +1,136 @@
+"""`make run` tells the truth at start-up: a busy port is named in one line before
+anything else is printed, and a child process that dies stops the stack."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from dashboard.management.commands import run_stack
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port something else is listening on."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def stack_env(tmp_path: Path, **ports: int) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "LOOKOUT_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path}/lookout.sqlite3",
+        "LOOKOUT_PORT": str(free_port()),
+        "LOOKOUT_SIMULATOR_WORKFLOW_PORT": str(free_port()),
+        "LOOKOUT_SIMULATOR_STORAGE_PORT": str(free_port()),
+    }
+    env.update({name: str(port) for name, port in ports.items()})
+    return env
+
+
+def check_ports(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "run_stack", "--check-ports", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "what"),
+    [
+        ("LOOKOUT_PORT", "web server"),
+        ("LOOKOUT_SIMULATOR_WORKFLOW_PORT", "simulator's workflow service"),
+        ("LOOKOUT_SIMULATOR_STORAGE_PORT", "simulator's storage service"),
+    ],
+)
+def test_a_busy_port_is_named_in_one_line_and_exits_1(tmp_path, busy_port, variable, what):
+    result = check_ports(stack_env(tmp_path, **{variable: busy_port}))
+
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"Port {busy_port} on 127.0.0.1 ({what}) is already in use: stop what is using it "
+        f"or set {variable} to a free port."
+    ]
+
+
+def test_free_ports_pass_in_silence(tmp_path):
+    result = check_ports(stack_env(tmp_path))
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_without_the_simulator_its_ports_do_not_matter(tmp_path, busy_port):
+    env = stack_env(tmp_path, LOOKOUT_SIMULATOR_WORKFLOW_PORT=busy_port)
+
+    assert check_ports(env, "--no-simulator").returncode == 0
+
+
+def test_make_run_on_a_busy_port_stops_before_printing_the_login(tmp_path, busy_port):
+    env = stack_env(tmp_path, LOOKOUT_PORT=busy_port)
+
+    result = subprocess.run(
+        ["make", "--no-print-directory", "run", f"PY={sys.executable}", "RUNTIME_STAMP="],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode != 0
+    assert "password" not in result.stdout + result.stderr
+    assert result.stdout == ""
+    assert f"Port {busy_port} on 127.0.0.1 (web server) is already in use" in result.stderr
+    assert not (tmp_path / "demo-admin-password").exists()
+
+
+def test_a_child_that_dies_stops_the_stack_with_its_name_and_exit_code(
+    tmp_path, monkeypatch, capsys
+):
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    crasher = [sys.executable, "-c", "import sys, time; time.sleep(0.5); sys.exit(3)"]
+    monkeypatch.setattr(
+        run_stack.Command,
+        "_commands",
+        lambda self, options: [("sleeper", sleeper), ("crasher", crasher)],
+    )
+    started = []
+    real_popen = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(run_stack.subprocess, "Popen", popen)
+
+    with pytest.raises(SystemExit) as exited:
+        call_command("run_stack", "--no-simulator", "--port", str(free_port()))
+
+    assert exited.value.code == 1
+    assert "crasher stopped with exit code 3; stopping the others" in capsys.readouterr().err
+    assert all(process.poll() is not None for process in started)  # the sleeper too
