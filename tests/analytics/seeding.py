@@ -63,7 +63,7 @@ def history_seed(
     failure_rate: float = 0.2,
 ) -> Seeded:
     rng = random.Random(seed)
-    end = end or timezone.now() - timedelta(hours=2)
+    end = end or timezone.now() - timedelta(days=1, hours=2)
     units: list[Unit] = []
     jobs_rows: list[tuple[Unit, list[dict]]] = []
     changes: list[StatusChange] = []
