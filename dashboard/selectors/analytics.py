@@ -157,6 +157,10 @@ class Analytics:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def queue_sampled(self) -> bool:
+        return any(row.covered for row in self.queue)
+
+    @property
     def total(self) -> dict[str, int]:
         return {
             "transfers_started": sum(r.transfers_started or 0 for r in self.throughput),
