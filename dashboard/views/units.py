@@ -31,6 +31,7 @@ from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
 from dashboard.selectors import audit, freshness
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.pipeline_rows import pipeline_rows
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
 
@@ -115,7 +116,11 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "dashboard/home.html",
         "overview-live",
-        {"section": "home", "overview": unit_selectors.overview_get()},
+        {
+            "section": "home",
+            "overview": unit_selectors.overview_get(),
+            "pipelines": pipeline_rows() if unit_selectors.several_pipelines() else [],
+        },
         include_storage=True,
     )
 

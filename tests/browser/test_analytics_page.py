@@ -57,6 +57,10 @@ def test_the_analytics_page_reads_in_light_and_dark(
         page.locator("details summary").first.click()
         assert page.locator("table caption").first.is_visible()
         screenshot(page, f"analytics-{scheme}-{pipelines}-pipelines")
+        if pipelines > 1:
+            page.goto(f"{live_server.url}/")
+            assert page.locator("#pipelines-heading").is_visible()
+            screenshot(page, f"overview-{scheme}-{pipelines}-pipelines")
         assert not [e for e in errors if "Content Security Policy" in e]
     finally:
         context.close()
