@@ -13,6 +13,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
+from dashboard.lib import histogram as histogram_buckets
 from dashboard.lib import vocabulary
 
 # An action's upstream calls time out within seconds; a row PENDING for longer than
@@ -473,15 +474,37 @@ class DailyThroughput(models.Model):
         return f"throughput {self.pipeline} {self.day}"
 
 
-class StageDuration(models.Model):
+class DurationHistogram(models.Model):
+    """A count, a sum and one column per histogram bucket (`b0`...), so a period's
+    histogram is one SUM per column in the database."""
+
+    count = models.PositiveIntegerField(default=0)
+    total_seconds = models.FloatField(default=0)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def histogram(self) -> list[int]:
+        return [getattr(self, name) for name in BUCKET_FIELDS]
+
+    @histogram.setter
+    def histogram(self, counts: list[int]) -> None:
+        for name, count in zip(BUCKET_FIELDS, counts, strict=False):
+            setattr(self, name, count)
+
+
+BUCKET_FIELDS = tuple(f"b{index}" for index in range(histogram_buckets.SIZE))
+for _name in BUCKET_FIELDS:
+    DurationHistogram.add_to_class(_name, models.PositiveIntegerField(default=0))
+
+
+class StageDuration(DurationHistogram):
     """Time units spent in one microservice group, by the day the group ended."""
 
     pipeline = models.CharField(max_length=40)
     group = models.CharField(max_length=255)
     day = models.DateField()
-    count = models.PositiveIntegerField(default=0)
-    total_seconds = models.FloatField(default=0)
-    histogram = models.JSONField(default=list)
 
     class Meta:
         constraints = [
@@ -495,17 +518,14 @@ class StageDuration(models.Model):
         return f"{self.group} {self.pipeline} {self.day}"
 
 
-class DecisionWait(models.Model):
+class DecisionWait(DurationHistogram):
     """Time units waited for a person at one decision, by the day the wait ended."""
 
     pipeline = models.CharField(max_length=40)
     decision = models.CharField(max_length=255)
     day = models.DateField()
-    count = models.PositiveIntegerField(default=0)
     # Waits whose start is the moment Lookout first saw them waiting (no task times).
     observed_count = models.PositiveIntegerField(default=0)
-    total_seconds = models.FloatField(default=0)
-    histogram = models.JSONField(default=list)
 
     class Meta:
         constraints = [

@@ -9,17 +9,17 @@ watching a pipeline are "not covered" (None), not zero.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from django.db.models import Count, Min, QuerySet
+from django.db.models import Count, Min, QuerySet, Sum
 from django.utils import timezone
 
 from dashboard.lib import histogram
 from dashboard.lib.workflow_order import group_sort_key
 from dashboard.models import (
+    BUCKET_FIELDS,
     AnalyticsCoverage,
     DailyThroughput,
     DecisionWait,
@@ -241,19 +241,16 @@ def _throughput(
     return rows
 
 
-def _timings(rows: Iterable[tuple[str, int, list[int]]]) -> dict[str, tuple[int, list[int]]]:
-    counts: dict[str, int] = defaultdict(int)
-    histograms: dict[str, list[list[int]]] = defaultdict(list)
-    for name, count, buckets in rows:
-        counts[name] += count
-        histograms[name].append(buckets)
-    return {name: (counts[name], histogram.merged(histograms[name])) for name in counts}
+def _timings(rows: QuerySet[Any], name: str) -> dict[str, tuple[int, list[int]]]:
+    """Count and histogram per `name`, added up in the database."""
+    sums = (
+        rows.order_by().values(name).annotate(n=Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS})
+    )
+    return {row[name]: (row["n"], [row[f] for f in BUCKET_FIELDS]) for row in sums}
 
 
 def _stages(pipeline: str | None, period: Period) -> list[StageRow]:
-    found = _timings(
-        _rows(StageDuration, pipeline, period).values_list("group", "count", "histogram")
-    )
+    found = _timings(_rows(StageDuration, pipeline, period), "group")
     medians = {group: histogram.percentile(buckets, 0.5) for group, (_, buckets) in found.items()}
     slowest = sorted(medians, key=lambda g: medians[g] or 0.0, reverse=True)[:SLOWEST_MARKED]
     return [
@@ -274,7 +271,7 @@ def _is_approval(decision: str) -> bool:
 
 def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]:
     rows = _rows(DecisionWait, pipeline, period)
-    found = _timings(rows.values_list("decision", "count", "histogram"))
+    found = _timings(rows, "decision")
     observed: dict[str, int] = defaultdict(int)
     for decision, count in rows.values_list("decision", "observed_count"):
         observed[decision] += count
@@ -322,15 +319,13 @@ def _approvals(pipeline: str | None, period: Period, since: datetime | None) -> 
 
 
 def _failures(pipeline: str | None, period: Period) -> tuple[list[FailureRow], list[FailureRow]]:
-    sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for group, job, runs, failures in _rows(FailureCount, pipeline, period).values_list(
-        "group", "job", "runs", "failures"
-    ):
-        sums[(group, job)][0] += runs
-        sums[(group, job)][1] += failures
-    rows = [
-        FailureRow(group, job, runs, failures) for (group, job), (runs, failures) in sums.items()
-    ]
+    sums = (
+        _rows(FailureCount, pipeline, period)
+        .order_by()
+        .values_list("group", "job")
+        .annotate(runs=Sum("runs"), failures=Sum("failures"))
+    )
+    rows = [FailureRow(group, job, runs, failures) for group, job, runs, failures in sums]
     rows.sort(key=lambda r: (group_sort_key(r.group), r.job))
     groups = [r for r in rows if not r.job]
     jobs = sorted((r for r in rows if r.job and r.failures), key=lambda r: (-r.rate, -r.failures))

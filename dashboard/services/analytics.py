@@ -30,6 +30,7 @@ from django.utils.dateparse import parse_datetime
 
 from dashboard.lib import histogram
 from dashboard.models import (
+    BUCKET_FIELDS,
     FINAL_STATUSES,
     AnalyticsCoverage,
     DailyThroughput,
@@ -229,7 +230,7 @@ class _Batch:
         for key, timing in timings.items():
             row = existing.get(key)
             if row is None:
-                row = model(pipeline=key[0], day=key[2], histogram=histogram.empty())
+                row = model(pipeline=key[0], day=key[2])
                 setattr(row, name, key[1])
                 new.append(row)
             row.count += timing.count
@@ -237,7 +238,7 @@ class _Batch:
             row.histogram = histogram.merged([row.histogram, timing.buckets])
             if isinstance(row, DecisionWait):
                 row.observed_count += timing.observed
-        fields = ["count", "total_seconds", "histogram"]
+        fields = ["count", "total_seconds", *BUCKET_FIELDS]
         if model is DecisionWait:
             fields.append("observed_count")
         model.objects.bulk_create(new, batch_size=500)
@@ -300,6 +301,9 @@ def _tally_unit(
 
 def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
     """The jobs refresh stored `jobs` (plain data, oldest first) for `unit`."""
+    known = UnitTally.objects.filter(unit=unit).first()
+    if known is not None and known.started and (known.finished or not _finished(unit)):
+        return  # nothing new to add: one query per refreshed unit
     with transaction.atomic():
         tally, _ = UnitTally.objects.select_for_update().get_or_create(unit=unit)
         batch = _Batch()
@@ -350,11 +354,14 @@ def workflow_cycle_record(
         if since is not None and decision:
             observed = old[position["waiting_since_from"]] != TimesFrom.UPSTREAM
             batch.wait_ended(pipeline, decision, since, now, observed=observed)
-    batch.write()
-    QueueSample.objects.update_or_create(
-        pipeline=pipeline, hour=_hour(now), defaults={"active": active, "waiting": waiting}
-    )
-    _watching(pipeline, now)
+    if batch.waits:
+        batch.write()
+    hour = _hour(now)
+    sampled = QueueSample.objects.filter(pipeline=pipeline, hour=hour)
+    if not sampled.update(active=active, waiting=waiting):
+        QueueSample.objects.create(pipeline=pipeline, hour=hour, active=active, waiting=waiting)
+    if not AnalyticsCoverage.objects.filter(pipeline=pipeline).exists():
+        _watching(pipeline, now)
 
 
 def _day_range(day: date) -> tuple[datetime, datetime]:
