@@ -14,6 +14,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
+from dashboard.lib import histogram as histogram_buckets
 from dashboard.lib import vocabulary
 
 # An action's upstream calls time out within seconds; a row PENDING for longer than
@@ -647,3 +648,169 @@ class AlertMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} message {self.pk} to {self.channel_id}"
+
+
+# --- Analytics rollups --------------------------------------------------------------
+# Kept up to date by the pollers as changes arrive (`dashboard.services.analytics`) and
+# built for an existing install by `manage.py analytics_backfill`: the analytics page
+# reads these small tables, never the whole history. Durations are kept as a count, a
+# sum and a fixed histogram (`dashboard.lib.histogram`), so medians and 90th percentiles
+# of any period are read by adding the days' histograms.
+
+
+class AnalyticsCoverage(models.Model):
+    """Since when Lookout has been watching a pipeline: earlier days are not covered."""
+
+    pipeline = models.CharField(max_length=40, unique=True)
+    watching_since = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.pipeline} watched since {self.watching_since}"
+
+
+class DailyThroughput(models.Model):
+    """Units started and AIPs stored per pipeline and day ("" pipeline: an AIP whose SIP
+    Lookout does not know)."""
+
+    pipeline = models.CharField(max_length=40)
+    day = models.DateField()
+    transfers_started = models.PositiveIntegerField(default=0)
+    sips_started = models.PositiveIntegerField(default=0)
+    # Starts whose time is the moment Lookout first saw the unit (no task times).
+    started_observed = models.PositiveIntegerField(default=0)
+    aips_stored = models.PositiveIntegerField(default=0)
+    bytes_stored = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "day"], name="throughput_pipeline_day")
+        ]
+        indexes = [models.Index(fields=["day"], name="throughput_day")]
+
+    def __str__(self) -> str:
+        return f"throughput {self.pipeline} {self.day}"
+
+
+class DurationHistogram(models.Model):
+    """A count, a sum and one column per histogram bucket (`b0`...), so a period's
+    histogram is one SUM per column in the database."""
+
+    count = models.PositiveIntegerField(default=0)
+    total_seconds = models.FloatField(default=0)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def histogram(self) -> list[int]:
+        return [getattr(self, name) for name in BUCKET_FIELDS]
+
+    @histogram.setter
+    def histogram(self, counts: list[int]) -> None:
+        for name, count in zip(BUCKET_FIELDS, counts, strict=False):
+            setattr(self, name, count)
+
+
+BUCKET_FIELDS = tuple(f"b{index}" for index in range(histogram_buckets.SIZE))
+for _name in BUCKET_FIELDS:
+    DurationHistogram.add_to_class(_name, models.PositiveIntegerField(default=0))
+
+
+class StageDuration(DurationHistogram):
+    """Time units spent in one microservice group, by the day the group ended."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    day = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "day"], name="stageduration_pipeline_group_day"
+            )
+        ]
+        # In the order the page groups by (not covering: PostgreSQL allows 32 columns).
+        indexes = [models.Index(fields=["group", "day", "pipeline"], name="stageduration_sum")]
+
+    def __str__(self) -> str:
+        return f"{self.group} {self.pipeline} {self.day}"
+
+
+class DecisionWait(DurationHistogram):
+    """Time units waited for a person at one decision, by the day the wait ended."""
+
+    pipeline = models.CharField(max_length=40)
+    decision = models.CharField(max_length=255)
+    day = models.DateField()
+    # Waits whose start is the moment Lookout first saw them waiting (no task times).
+    observed_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "decision", "day"], name="decisionwait_pipeline_day"
+            )
+        ]
+        indexes = [models.Index(fields=["day"], name="decisionwait_day")]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.pipeline} {self.day}"
+
+
+class FailureCount(models.Model):
+    """Units that ran a group (job "" ) or a job, and how many failed there, per day."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    job = models.CharField(max_length=255, blank=True)
+    day = models.DateField()
+    runs = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "job", "day"], name="failurecount_key"
+            )
+        ]
+        # Covering, in the order the page groups by: a period is one index scan, no sort.
+        indexes = [
+            models.Index(
+                fields=["group", "job", "day", "pipeline", "runs", "failures"],
+                name="failurecount_sum",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group}/{self.job} {self.pipeline} {self.day}"
+
+
+class QueueSample(models.Model):
+    """Units active and waiting in one pipeline, as the last poll of an hour saw them."""
+
+    pipeline = models.CharField(max_length=40)
+    hour = models.DateTimeField()
+    active = models.PositiveIntegerField(default=0)
+    waiting = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "hour"], name="queuesample_pipeline_hour")
+        ]
+        indexes = [models.Index(fields=["hour"], name="queuesample_hour")]
+
+    def __str__(self) -> str:
+        return f"queue {self.pipeline} {self.hour}"
+
+
+class UnitTally(models.Model):
+    """What one unit has already added to the rollups, so nothing is counted twice."""
+
+    unit = models.OneToOneField(
+        Unit, on_delete=models.CASCADE, primary_key=True, related_name="tally"
+    )
+    started = models.BooleanField(default=False)
+    finished = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"tally of {self.unit_id}"

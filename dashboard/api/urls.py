@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
+from dashboard.api import analytics as analytics_apis
 from dashboard.api import storage as storage_apis
 from dashboard.api import summary as summary_apis
 from dashboard.api import transfers as transfer_apis
@@ -14,6 +15,7 @@ urlpatterns = [
     path("units/", apis.UnitListApi.as_view(), name="unit-list"),
     path("units/<uuid:uuid>/", apis.UnitDetailApi.as_view(), name="unit-detail"),
     path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
+    path("analytics/", analytics_apis.AnalyticsApi.as_view(), name="analytics"),
     path("health/", apis.HealthApi.as_view(), name="health"),
     path("summary/", summary_apis.SummaryApi.as_view(), name="summary"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -82,6 +82,11 @@ class Figures:
     def count(self, status: str) -> int:
         return next((c.count for c in self.status_counts if c.status == status), 0)
 
+    @property
+    def by_status(self) -> dict[str, int]:
+        """Counts keyed by status code, for templates."""
+        return {c.status: c.count for c in self.status_counts}
+
 
 @dataclass(frozen=True)
 class PipelineSummary(Figures):

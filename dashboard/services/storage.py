@@ -70,6 +70,7 @@ from dashboard.models import (
     StorageSummary,
 )
 from dashboard.selectors.storage import package_sync_state_load
+from dashboard.services import analytics
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.units import plain
 
@@ -261,6 +262,8 @@ class _Cycle:
     changed: int = 0
     removed: int = 0
     notes: list[str] = field(default_factory=list)
+    # When the AIPs written this cycle were stored: their days' rollups are counted again.
+    aip_stored_dates: list[datetime | None] = field(default_factory=list)
 
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
@@ -287,6 +290,9 @@ class _Cycle:
             ):
                 self.changed += 1
         self.refreshed += packages_upsert(packages=batch.values(), now=self.now)
+        self.aip_stored_dates += [
+            _aware(p.stored_date) for p in batch.values() if str(p.package_type) == analytics.AIP
+        ]
 
 
 def _fetch_all(cycle: _Cycle, **filters: Any) -> list[Package]:
@@ -447,6 +453,7 @@ def packages_sync(
             finished = _full_sync_step(cycle, sync)
     finally:
         package_sync_state_save(sync)
+        analytics.aips_stored_record(stored_dates=cycle.aip_stored_dates)
     return PackageSyncOutcome(
         requests=cycle.requests,
         refreshed=cycle.refreshed,

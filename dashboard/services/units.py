@@ -43,6 +43,7 @@ from dashboard.models import (
     Unit,
     UnitJobs,
 )
+from dashboard.services import analytics
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.poll_schedule import is_due, next_poll_at
 from dashboard.services.unit_times import upstream_times
@@ -484,6 +485,9 @@ def workflow_poll(
 
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
     _store(pipeline.slug, units, before, gone)
+    analytics.workflow_cycle_record(
+        pipeline=pipeline.slug, units=units, before=before, fields=_POLLED_FIELDS, now=now
+    )
     ok = not (refreshed and outage == refreshed)
     return finish(
         PollSummary(
@@ -603,6 +607,7 @@ def jobs_refresh(
             seen_finishing=False,
             **_times_from_jobs(unit, list(result), pipeline.time_zone),
         )
+        analytics.unit_jobs_record(unit=unit, jobs=plain(result), time_zone=pipeline.time_zone)
     return PollSummary(
         service=service,
         ok=not wanted or failed < len(wanted),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import units
+from dashboard.views import analytics, units
 
 overview_urls = [
     path("", units.home, name="home"),
@@ -28,8 +28,12 @@ waiting_urls = [
     path("transfers/<uuid:uuid>/approve/", units.transfer_approve, name="transfer-approve"),
 ]
 
+analytics_urls = [
+    path("analytics/", analytics.analytics_page, name="analytics"),
+]
+
 audit_urls = [
     path("audit/", units.audit_list, name="audit-list"),
 ]
 
-urlpatterns = overview_urls + unit_urls + waiting_urls + audit_urls
+urlpatterns = overview_urls + unit_urls + waiting_urls + analytics_urls + audit_urls

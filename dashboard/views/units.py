@@ -32,6 +32,7 @@ from dashboard.models import Unit
 from dashboard.selectors import alerts as alert_selectors
 from dashboard.selectors import audit, freshness
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.summary import summary_get
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
 
@@ -120,6 +121,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
             "section": "home",
             "overview": unit_selectors.overview_get(),
             "open_alerts": alert_selectors.open_alerts_get(),
+            "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
         },
         include_storage=True,
     )

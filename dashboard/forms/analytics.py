@@ -1,0 +1,62 @@
+"""The analytics page's query string: period, custom dates, pipeline, CSV table."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from dashboard.forms.units import choice_field
+from dashboard.lib.pipelines import pipeline_list
+from dashboard.selectors.analytics import CUSTOM, PERIODS
+
+CSV_TABLES = ("throughput", "stages", "waits", "approvals", "failures", "failed-jobs", "queue")
+# A custom period may reach this far back (the rollups are per day).
+LONGEST_CUSTOM = timedelta(days=3 * 366)
+
+
+class AnalyticsFilterForm(forms.Form):
+    period = forms.ChoiceField(label="Period", required=False)
+    start = forms.DateField(label="From", required=False)
+    end = forms.DateField(label="To", required=False)
+    pipeline = forms.ChoiceField(label="Pipeline", required=False)
+    csv = forms.ChoiceField(required=False, choices=[(t, t) for t in CSV_TABLES])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, "Custom dates")]
+        choice_field(self, "pipeline").choices = [("", "All pipelines")] + [
+            (p.slug, p.name) for p in pipeline_list()
+        ]
+        for name in ("start", "end"):
+            self.fields[name].widget = forms.DateInput(attrs={"type": "date"})
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("period") == CUSTOM:
+            start: date | None = data.get("start")
+            end: date | None = data.get("end")
+            if start is None or end is None:
+                raise forms.ValidationError("A custom period needs both a start and an end date.")
+            if end < start:
+                raise forms.ValidationError("The end date is before the start date.")
+            if end > timezone.localdate() or end - start > LONGEST_CUSTOM:
+                raise forms.ValidationError(
+                    "A custom period ends today at the latest and spans three years at most."
+                )
+        return data
+
+    def choices(self) -> dict[str, Any]:
+        """The valid choice, or the defaults (last 30 days, all pipelines)."""
+        if not self.is_bound or not self.is_valid():
+            return {"period": "30d", "start": None, "end": None, "pipeline": "", "csv": ""}
+        data = self.cleaned_data
+        return {
+            "period": data.get("period") or "30d",
+            "start": data.get("start"),
+            "end": data.get("end"),
+            "pipeline": data.get("pipeline") or "",
+            "csv": data.get("csv") or "",
+        }

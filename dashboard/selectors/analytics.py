@@ -1,0 +1,407 @@
+"""Reads for the analytics page and API: figures of one period from the rollup tables.
+
+Every figure is added up from the small per-day tables `dashboard.services.analytics`
+keeps (a year is a few thousand rows), never from the units or the history, so a
+period costs the same however much history there is. Days before Lookout started
+watching a pipeline are "not covered" (None), not zero.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Literal
+
+from django.db.models import Count, Min, QuerySet, Sum
+from django.utils import timezone
+
+from dashboard.lib import histogram
+from dashboard.lib.workflow_order import group_sort_key
+from dashboard.models import (
+    BUCKET_FIELDS,
+    AnalyticsCoverage,
+    DailyThroughput,
+    DecisionWait,
+    FailureCount,
+    QueueSample,
+    StageDuration,
+    Unit,
+)
+
+PERIODS = {
+    "24h": "Last 24 hours",
+    "7d": "Last 7 days",
+    "30d": "Last 30 days",
+    "12m": "Last 12 months",
+}
+CUSTOM = "custom"
+_PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
+# The slowest groups marked on the time-per-stage chart.
+SLOWEST_MARKED = 3
+# Periods up to this many days are shown by day, longer ones by week.
+DAILY_UP_TO = 62
+# Queue samples are shown by hour up to this many days, then as each day's peak.
+HOURLY_UP_TO = 7
+
+Bucket = Literal["day", "week"]
+
+
+@dataclass(frozen=True)
+class Period:
+    key: str
+    label: str
+    first_day: date
+    last_day: date  # inclusive
+    start: datetime
+    end: datetime
+    bucket: Bucket
+
+
+def period_get(
+    key: str, *, first: date | None = None, last: date | None = None, now: datetime | None = None
+) -> Period:
+    """A named period ending now, or a custom one from `first` to `last` (inclusive)."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    if key == CUSTOM and first is not None and last is not None:
+        label = f"{first.isoformat()} to {last.isoformat()}"
+        start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
+        end = timezone.make_aware(datetime.combine(last + timedelta(days=1), datetime.min.time()))
+    else:
+        key = key if key in PERIODS else "30d"
+        label = PERIODS[key]
+        start, end = now - timedelta(days=_PERIOD_DAYS[key]), now
+        first, last = timezone.localdate(start), today
+    days = (last - first).days + 1
+    return Period(key, label, first, last, start, end, "day" if days <= DAILY_UP_TO else "week")
+
+
+# --- figures ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThroughputRow:
+    label: str
+    first_day: date
+    covered: bool  # False: Lookout was not watching yet (unit counts are None)
+    transfers_started: int | None
+    sips_started: int | None
+    aips_stored: int
+    bytes_stored: int
+
+
+@dataclass(frozen=True)
+class StageRow:
+    group: str
+    count: int
+    median_seconds: float | None
+    p90_seconds: float | None
+    slowest: bool
+
+
+@dataclass(frozen=True)
+class WaitRow:
+    decision: str
+    count: int
+    observed_count: int
+    median_seconds: float | None
+    p90_seconds: float | None
+    waiting_now: int
+    longest_now_seconds: float | None
+
+
+@dataclass(frozen=True)
+class DayCount:
+    label: str
+    first_day: date
+    covered: bool
+    count: int | None
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    group: str
+    job: str
+    runs: int
+    failures: int
+
+    @property
+    def rate(self) -> float:
+        return self.failures / self.runs if self.runs else 0.0
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    label: str
+    moment: datetime
+    covered: bool
+    active: int | None
+    waiting: int | None
+
+
+@dataclass(frozen=True)
+class Analytics:
+    period: Period
+    pipeline: str | None
+    watching_since: datetime | None
+    throughput: list[ThroughputRow]
+    started_observed: int
+    stages: list[StageRow]
+    waits: list[WaitRow]
+    approvals: list[DayCount]
+    failure_groups: list[FailureRow]
+    failure_jobs: list[FailureRow]
+    queue: list[QueueRow]
+    queue_by: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def queue_sampled(self) -> bool:
+        return any(row.covered for row in self.queue)
+
+    @property
+    def total(self) -> dict[str, int]:
+        return {
+            "transfers_started": sum(r.transfers_started or 0 for r in self.throughput),
+            "sips_started": sum(r.sips_started or 0 for r in self.throughput),
+            "aips_stored": sum(r.aips_stored for r in self.throughput),
+            "bytes_stored": sum(r.bytes_stored for r in self.throughput),
+        }
+
+
+def _rows(model: Any, pipeline: str | None, period: Period) -> QuerySet[Any]:
+    rows: QuerySet[Any] = model.objects.filter(day__gte=period.first_day, day__lte=period.last_day)
+    return rows.filter(pipeline=pipeline) if pipeline else rows
+
+
+def _bucket_start(day: date, bucket: Bucket) -> date:
+    return day - timedelta(days=day.weekday()) if bucket == "week" else day
+
+
+def _buckets(period: Period) -> list[date]:
+    starts: list[date] = []
+    day = period.first_day
+    while day <= period.last_day:
+        start = _bucket_start(day, period.bucket)
+        if not starts or starts[-1] != start:
+            starts.append(start)
+        day += timedelta(days=1)
+    return starts
+
+
+def _label(start: date, bucket: Bucket) -> str:
+    return f"week of {start.isoformat()}" if bucket == "week" else start.isoformat()
+
+
+def watching_since(pipeline: str | None) -> datetime | None:
+    """When Lookout started watching (the earliest of the pipelines for "all")."""
+    rows = AnalyticsCoverage.objects.all()
+    if pipeline:
+        rows = rows.filter(pipeline=pipeline)
+    found: datetime | None = rows.aggregate(first=Min("watching_since"))["first"]
+    return found
+
+
+def _covered(first_day: date, bucket: Bucket, since: datetime | None) -> bool:
+    """A bucket is covered when Lookout watched by its last day."""
+    if since is None:
+        return False
+    last = first_day + timedelta(days=6 if bucket == "week" else 0)
+    return last >= timezone.localdate(since)
+
+
+def _throughput(
+    pipeline: str | None, period: Period, since: datetime | None
+) -> list[ThroughputRow]:
+    sums: dict[date, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for day, transfers, sips, aips, size in _rows(DailyThroughput, pipeline, period).values_list(
+        "day", "transfers_started", "sips_started", "aips_stored", "bytes_stored"
+    ):
+        values = sums[_bucket_start(day, period.bucket)]
+        values[0] += transfers
+        values[1] += sips
+        values[2] += aips
+        values[3] += size
+    rows = []
+    for start in _buckets(period):
+        transfers, sips, aips, size = sums.get(start, [0, 0, 0, 0])
+        covered = _covered(start, period.bucket, since)
+        rows.append(
+            ThroughputRow(
+                label=_label(start, period.bucket),
+                first_day=start,
+                covered=covered,
+                transfers_started=transfers if covered or transfers else None,
+                sips_started=sips if covered or sips else None,
+                aips_stored=aips,
+                bytes_stored=size,
+            )
+        )
+    return rows
+
+
+def _timings(rows: QuerySet[Any], name: str) -> dict[str, tuple[int, list[int]]]:
+    """Count and histogram per `name`, added up in the database."""
+    sums = (
+        rows.order_by().values(name).annotate(n=Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS})
+    )
+    return {row[name]: (row["n"], [row[f] for f in BUCKET_FIELDS]) for row in sums}
+
+
+def _stages(pipeline: str | None, period: Period) -> list[StageRow]:
+    found = _timings(_rows(StageDuration, pipeline, period), "group")
+    medians = {group: histogram.percentile(buckets, 0.5) for group, (_, buckets) in found.items()}
+    slowest = sorted(medians, key=lambda g: medians[g] or 0.0, reverse=True)[:SLOWEST_MARKED]
+    return [
+        StageRow(
+            group=group,
+            count=count,
+            median_seconds=medians[group],
+            p90_seconds=histogram.percentile(buckets, 0.9),
+            slowest=group in slowest,
+        )
+        for group, (count, buckets) in sorted(found.items(), key=lambda i: group_sort_key(i[0]))
+    ]
+
+
+def _is_approval(decision: str) -> bool:
+    return decision.startswith("Approve")
+
+
+def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]:
+    rows = _rows(DecisionWait, pipeline, period)
+    found = _timings(rows, "decision")
+    observed: dict[str, int] = defaultdict(int)
+    for decision, count in rows.values_list("decision", "observed_count"):
+        observed[decision] += count
+    live = Unit.objects.filter(awaiting_decision=True, hidden=False).exclude(decision="")
+    if pipeline:
+        live = live.filter(pipeline=pipeline)
+    now_waiting = {
+        row["decision"]: (row["count"], row["since"])
+        for row in live.values("decision")
+        .annotate(count=Count("pk"), since=Min("waiting_since"))
+        .order_by()
+    }
+    result = []
+    for decision in sorted(set(found) | set(now_waiting)):
+        count, buckets = found.get(decision, (0, histogram.empty()))
+        waiting, since = now_waiting.get(decision, (0, None))
+        result.append(
+            WaitRow(
+                decision=decision,
+                count=count,
+                observed_count=observed.get(decision, 0),
+                median_seconds=histogram.percentile(buckets, 0.5),
+                p90_seconds=histogram.percentile(buckets, 0.9),
+                waiting_now=waiting,
+                longest_now_seconds=(now - since).total_seconds() if since else None,
+            )
+        )
+    return result
+
+
+def _approvals(pipeline: str | None, period: Period, since: datetime | None) -> list[DayCount]:
+    counts: dict[date, int] = defaultdict(int)
+    rows = _rows(DecisionWait, pipeline, period).filter(decision__startswith="Approve")
+    for day, count in rows.values_list("day", "count"):
+        counts[_bucket_start(day, period.bucket)] += count
+    return [
+        DayCount(
+            label=_label(start, period.bucket),
+            first_day=start,
+            covered=(covered := _covered(start, period.bucket, since)),
+            count=counts.get(start, 0) if covered or counts.get(start) else None,
+        )
+        for start in _buckets(period)
+    ]
+
+
+def _failures(pipeline: str | None, period: Period) -> tuple[list[FailureRow], list[FailureRow]]:
+    sums = (
+        _rows(FailureCount, pipeline, period)
+        .order_by()
+        .values_list("group", "job")
+        .annotate(runs=Sum("runs"), failures=Sum("failures"))
+    )
+    rows = [FailureRow(group, job, runs, failures) for group, job, runs, failures in sums]
+    rows.sort(key=lambda r: (group_sort_key(r.group), r.job))
+    groups = [r for r in rows if not r.job]
+    jobs = sorted((r for r in rows if r.job and r.failures), key=lambda r: (-r.rate, -r.failures))
+    return groups, jobs
+
+
+def _queue(
+    pipeline: str | None, period: Period, since: datetime | None
+) -> tuple[list[QueueRow], str]:
+    samples = QueueSample.objects.filter(hour__gte=period.start, hour__lt=period.end)
+    if pipeline:
+        samples = samples.filter(pipeline=pipeline)
+    by_hour: dict[datetime, list[int]] = defaultdict(lambda: [0, 0])
+    for hour, active, waiting in samples.values_list("hour", "active", "waiting"):
+        by_hour[hour][0] += active
+        by_hour[hour][1] += waiting
+    hourly = (period.end - period.start) <= timedelta(days=HOURLY_UP_TO)
+    rows = []
+    if hourly:
+        hour = period.start.replace(minute=0, second=0, microsecond=0)
+        while hour < period.end:
+            values = by_hour.get(hour)
+            rows.append(
+                QueueRow(
+                    label=timezone.localtime(hour).strftime("%Y-%m-%d %H:00"),
+                    moment=hour,
+                    covered=values is not None,
+                    active=values[0] if values else None,
+                    waiting=values[1] if values else None,
+                )
+            )
+            hour += timedelta(hours=1)
+        return rows, "hour"
+    peaks: dict[date, list[int]] = defaultdict(lambda: [0, 0])
+    for hour, (active, waiting) in by_hour.items():
+        day = timezone.localdate(hour)
+        peaks[day][0] = max(peaks[day][0], active)
+        peaks[day][1] = max(peaks[day][1], waiting)
+    day = period.first_day
+    while day <= period.last_day:
+        values = peaks.get(day)
+        rows.append(
+            QueueRow(
+                label=day.isoformat(),
+                moment=timezone.make_aware(datetime.combine(day, datetime.min.time())),
+                covered=values is not None,
+                active=values[0] if values else None,
+                waiting=values[1] if values else None,
+            )
+        )
+        day += timedelta(days=1)
+    return rows, "day (peak of the hourly samples)"
+
+
+def analytics_get(
+    *, period: Period, pipeline: str | None = None, now: datetime | None = None
+) -> Analytics:
+    now = now or timezone.now()
+    since = watching_since(pipeline)
+    throughput = _throughput(pipeline, period, since)
+    failure_groups, failure_jobs = _failures(pipeline, period)
+    queue, queue_by = _queue(pipeline, period, since)
+    observed = sum(
+        _rows(DailyThroughput, pipeline, period).values_list("started_observed", flat=True)
+    )
+    return Analytics(
+        period=period,
+        pipeline=pipeline,
+        watching_since=since,
+        throughput=throughput,
+        started_observed=observed,
+        stages=_stages(pipeline, period),
+        waits=_waits(pipeline, period, now),
+        approvals=_approvals(pipeline, period, since),
+        failure_groups=failure_groups,
+        failure_jobs=failure_jobs,
+        queue=queue,
+        queue_by=queue_by,
+    )

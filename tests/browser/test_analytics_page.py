@@ -1,0 +1,66 @@
+"""The analytics page in headless Chromium, light and dark, with one and three pipelines.
+
+The data is seeded history (the rollups built by the back-fill command); the
+screenshots in test-artifacts/ are what a person checks by eye.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from tests.analytics.seeding import history_seed
+from tests.browser.conftest import screenshot
+from tests.support.users import PASSWORD, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _log_in(page, base_url: str) -> None:
+    make_user("vera", "viewer")
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", "vera")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+
+@pytest.mark.parametrize("pipelines", [1, 3])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_analytics_page_reads_in_light_and_dark(
+    browser, live_server, settings, pipelines, scheme
+):
+    slugs = ("default", "east", "west")[:pipelines]
+    base = settings.LOOKOUT_PIPELINES[0]
+    settings.LOOKOUT_PIPELINES = [
+        base,
+        *({**base, "slug": slug, "name": slug.title()} for slug in slugs[1:]),
+    ]
+    history_seed(pipelines=slugs, days=20, per_day=6)
+    call_command("analytics_backfill")
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        _log_in(page, live_server.url)
+        page.goto(f"{live_server.url}/analytics/?period=30d")
+        assert page.locator("h1").inner_text().startswith("Analytics")
+        assert page.locator("svg.chart").count() >= 5
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (background == "rgb(13, 17, 23)") == (scheme == "dark")
+        # the filter is a GET form kept in the URL
+        if pipelines > 1:
+            page.select_option("select[name=pipeline]", "east")
+        page.select_option("select[name=period]", "7d")
+        page.click("form.analytics-filters button[type=submit]")
+        assert "period=7d" in page.url
+        page.locator("details summary").first.click()
+        assert page.locator("table caption").first.is_visible()
+        screenshot(page, f"analytics-{scheme}-{pipelines}-pipelines")
+        if pipelines > 1:
+            page.goto(f"{live_server.url}/")
+            assert page.locator("#pipelines-heading").is_visible()
+            screenshot(page, f"overview-{scheme}-{pipelines}-pipelines")
+        assert not [e for e in errors if "Content Security Policy" in e]
+    finally:
+        context.close()
