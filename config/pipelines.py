@@ -42,6 +42,10 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, str]:
     url = str(entry.get("url", "")).rstrip("/")
     if not url.startswith(("http://", "https://")):
         raise ImproperlyConfigured(f"{where}: url must be an http:// or https:// URL")
+    # The service's own dashboard, for links to a unit's page there (default: `url`).
+    ui_url = str(entry.get("ui_url") or url).rstrip("/")
+    if not ui_url.startswith(("http://", "https://")):
+        raise ImproperlyConfigured(f"{where}: ui_url must be an http:// or https:// URL")
     # The workflow service sends naive task times in its server's local time.
     time_zone = str(entry.get("time_zone") or "UTC")
     try:
@@ -54,6 +58,7 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, str]:
         "slug": slug,
         "name": str(entry.get("name") or slug),
         "url": url,
+        "ui_url": ui_url,
         "user": str(entry.get("user", "")),
         "key": str(entry.get("key", "")),
         "time_zone": time_zone,

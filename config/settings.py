@@ -165,6 +165,7 @@ LOOKOUT_PIPELINES = load_pipelines(
         "slug": env_str("LOOKOUT_WORKFLOW_SLUG", "default"),
         "name": env_str("LOOKOUT_WORKFLOW_NAME", "Default pipeline"),
         "url": env_url("LOOKOUT_WORKFLOW_URL", "http://127.0.0.1:8001"),
+        "ui_url": env_str("LOOKOUT_WORKFLOW_UI_URL", ""),
         "user": env_str("LOOKOUT_WORKFLOW_USER", "demo"),
         "key": env_secret("LOOKOUT_WORKFLOW_KEY", "demo-key"),
         "time_zone": env_str("LOOKOUT_WORKFLOW_TIME_ZONE", "UTC"),

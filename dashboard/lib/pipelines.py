@@ -16,6 +16,14 @@ class PipelineConfig:
     key: str
     # Where the service's naive task times are read (its server's local time zone).
     time_zone: str = "UTC"
+    # The workflow service's own dashboard (its web UI); "" means `url`.
+    ui_url: str = ""
+
+    def unit_ui_url(self, *, kind: str, uuid: str) -> str:
+        """The unit's page in the service's own dashboard (`/transfer/<uuid>/` or
+        `/ingest/<uuid>/`), where the task output the API does not give is shown."""
+        base = (self.ui_url or self.url).rstrip("/")
+        return f"{base}/{'ingest' if kind == 'sip' else 'transfer'}/{uuid}/"
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"

@@ -29,13 +29,14 @@ from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterF
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
-from dashboard.selectors import audit, freshness
+from dashboard.selectors import audit, failures, freshness
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
 TASKS_PER_PAGE = 100
+FAILED_TASKS_PER_PAGE = 20
 WAITING_PER_PAGE = 50
 AUDIT_PER_PAGE = 50
 # Poll while the tab is visible, and catch up at once when it becomes visible again.
@@ -157,11 +158,26 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         and not detail.unit.hidden
         and request.user.has_perm(actions.HIDE_PERMISSION)
     )
+    failed_tasks = None
+    if detail.failed_job is not None:
+        failed_tasks = Paginator(
+            failures.failed_job_tasks(detail.failed_job), FAILED_TASKS_PER_PAGE
+        ).get_page(request.GET.get("page"))
     return _render_live(
         request,
         "dashboard/unit_detail.html",
         "unit-live",
-        {"section": "units", "detail": detail, "unit": detail.unit, "can_hide": can_hide},
+        {
+            "section": "units",
+            "detail": detail,
+            "unit": detail.unit,
+            "can_hide": can_hide,
+            "failed_tasks": failed_tasks,
+            "failing_task_count": (
+                failures.failing_task_count(detail.failed_job) if detail.failed_job else 0
+            ),
+            "service_url": failures.unit_service_url(detail.unit),
+        },
     )
 
 
