@@ -116,7 +116,11 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "dashboard/home.html",
         "overview-live",
-        {"section": "home", "overview": unit_selectors.overview_get()},
+        {
+            "section": "home",
+            "overview": unit_selectors.overview_get(),
+            "failure_groups": failures.failure_groups(),
+        },
         include_storage=True,
     )
 
@@ -127,7 +131,13 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     form = UnitFilterForm(request.GET or None)
     filters = form.filters()
-    units = unit_selectors.unit_list(include_hidden=False, **filters)
+    failed_job = filters.get("failed_job", "")
+    units = unit_selectors.unit_list(
+        include_hidden=False, **{k: v for k, v in filters.items() if k != "failed_job"}
+    )
+    if failed_job:
+        units = failures.failed_at_job(units, failed_job)
+    failed_only = filters.get("status") == "FAILED" or bool(failed_job)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,
@@ -140,6 +150,12 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
             "filter_query": urlencode(filters),
             "page": page,
             "multiple_pipelines": unit_selectors.several_pipelines(),
+            "failed_only": failed_only,
+            "failure_groups": (
+                failures.failure_groups(pipeline=filters.get("pipeline"))
+                if failed_only and not failed_job
+                else []
+            ),
         },
     )
 
