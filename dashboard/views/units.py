@@ -29,7 +29,7 @@ from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterF
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
-from dashboard.selectors import audit, failures, freshness
+from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
@@ -193,6 +193,10 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
                 failures.failing_task_count(detail.failed_job) if detail.failed_job else 0
             ),
             "service_url": failures.unit_service_url(detail.unit),
+            "packages": links.unit_packages(unit=detail.unit),
+            "sip_unit": detail.unit.sip_uuid and unit_selectors.unit_get(uuid=detail.unit.sip_uuid),
+            "transfer_unit": detail.unit.transfer_uuid
+            and unit_selectors.unit_get(uuid=detail.unit.transfer_uuid),
         },
     )
 
@@ -251,7 +255,15 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponse:
         return forbidden(request, "Reading the audit log needs the operator or admin role.")
     page = Paginator(audit.audit_entries(), AUDIT_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
-        request, "dashboard/audit_list.html", "audit-live", {"section": "audit", "page": page}
+        request,
+        "dashboard/audit_list.html",
+        "audit-live",
+        {
+            "section": "audit",
+            "page": page,
+            "packages_url": reverse("dashboard:storage-package-list"),
+            "unit_kinds": ("transfer", "sip", "unit"),
+        },
     )
 
 
