@@ -25,6 +25,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import tasks
+from dashboard.forms.audit import AuditFilterForm
 from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterForm
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
@@ -253,7 +254,11 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
 def audit_list(request: HtmxHttpRequest) -> HttpResponse:
     if not request.user.has_perm("dashboard.view_audit"):
         return forbidden(request, "Reading the audit log needs the operator or admin role.")
-    page = Paginator(audit.audit_entries(), AUDIT_PER_PAGE).get_page(request.GET.get("page"))
+    form = AuditFilterForm(request.GET or None)
+    filters = form.filters()
+    page = Paginator(audit.audit_entries(**filters), AUDIT_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     return _render_live(
         request,
         "dashboard/audit_list.html",
@@ -261,6 +266,9 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponse:
         {
             "section": "audit",
             "page": page,
+            "form": form,
+            "filters": filters,
+            "filter_query": urlencode(filters),
             "packages_url": reverse("dashboard:storage-package-list"),
             "unit_kinds": ("transfer", "sip", "unit"),
         },
