@@ -104,7 +104,8 @@ class ActionResult:
 
     @property
     def ok(self) -> bool:
-        return self.entry.outcome == Outcome.DONE
+        """Done, or handed to the task that finishes it (its outcome follows)."""
+        return self.entry.outcome in (Outcome.DONE, Outcome.QUEUED)
 
     @property
     def message(self) -> str:

@@ -9,14 +9,15 @@ from dashboard import tasks
 from dashboard.clients.storage import FixityResult
 from dashboard.models import AuditEntry, FixityCheck
 from dashboard.services import storage as storage_services
-from tests.storage.test_storage_actions import AIP, _submit
+from tests.storage.test_storage_actions import AIP, _messages, _submit
 
 pytestmark = pytest.mark.django_db
 
 
 def _queued(client, operator) -> AuditEntry:
     client.force_login(operator)
-    _submit(client, "fixity")
+    response = _submit(client, "fixity")
+    assert not any("Not done" in m for m in _messages(response))
     entry = AuditEntry.objects.get()
     assert entry.outcome == "queued"
     assert FixityCheck.objects.get().audit_entry_id == entry.pk
