@@ -259,9 +259,11 @@ LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
+    # Token first: its `WWW-Authenticate: Token` header makes an anonymous call a 401
+    # (session authentication has no such header, so DRF would answer 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     # Logged in and in a Lookout group, as for the pages (IsAuthenticated let in
     # users without a role).

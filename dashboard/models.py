@@ -204,13 +204,19 @@ class StatusChange(models.Model):
 
 
 class AuditEntry(models.Model):
-    """One operator action and what the upstream service answered. Never edited."""
+    """One operator action and what the upstream service answered.
+
+    Never edited once it has its outcome; a QUEUED row (the action runs in a task, a
+    fixity check) gets its outcome when the task ends.
+    """
 
     class Outcome(models.TextChoices):
         PENDING = "pending", "Pending"
+        QUEUED = "queued", "Queued, outcome to follow"
         DONE = "done", "Done"
         REFUSED = "refused", "Refused by the upstream service"
         FAILED = "failed", "Upstream service unreachable or broken"
+        TIMED_OUT = "timed_out", "Upstream service did not answer in time"
 
     # A token from the confirmation form: a double submit finds the first row and does
     # not call the upstream service a second time.
@@ -288,6 +294,10 @@ class FixityCheck(models.Model):
     message = models.TextField(blank=True)
     failures = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
+    # The audit row of the request: it gets the check's outcome when the task ends.
+    audit_entry = models.ForeignKey(
+        AuditEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-requested_at", "-id"]

@@ -140,7 +140,9 @@ def check_package_fixity(check_id: int) -> str:
         check = storage_services.fixity_check_run(check_id=check_id)
     except SoftTimeLimitExceeded:
         storage_services.fixity_check_fail(
-            check_id=check_id, reason=f"No answer within {FIXITY_SOFT_LIMIT // 60} minutes."
+            check_id=check_id,
+            reason=f"No answer within {FIXITY_SOFT_LIMIT // 60} minutes.",
+            timed_out=True,
         )
         return "timed out"
     if check.error:

@@ -269,3 +269,45 @@ def test_an_action_left_pending_by_a_dead_request_does_not_block_it_for_ever(fak
 
     assert result.ok
     assert AuditEntry.objects.get(idempotency_key="a" * 32).outcome == "failed"
+
+
+def test_action_perform_records_a_timeout_as_timed_out(operator):
+    from dashboard.clients.workflow import WorkflowUnavailable
+
+    def call() -> UpstreamAnswer:
+        raise WorkflowUnavailable(
+            "workflow service timed out (POST /api/transfer/approve): read timeout",
+            service="workflow",
+        )
+
+    result = action_perform(
+        user=operator,
+        permission="dashboard.approve_transfer",
+        action="transfer_approve",
+        idempotency_key="t" * 32,
+        target_kind="transfer",
+        target="x",
+        call=call,
+    )
+
+    assert result.entry.outcome == "timed_out"
+    assert "did not answer in time" in result.message
+
+
+def test_a_queued_action_stays_queued_until_its_task_finishes_it(operator):
+    hooks = []
+    result = action_perform(
+        user=operator,
+        permission="dashboard.operate_packages",
+        action="package_fixity_check",
+        idempotency_key="u" * 32,
+        target_kind="package",
+        target="pkg-2",
+        call=lambda: UpstreamAnswer("Queued.", status=None, queued=True),
+        after_success=lambda: hooks.append(1),
+    )
+    assert result.entry.outcome == "queued" and hooks == [1]
+    assert actions.action_queued_finish(entry_id=result.entry.pk, outcome="done", message="ok")
+    assert not actions.action_queued_finish(entry_id=result.entry.pk, outcome="failed", message="x")
+    result.entry.refresh_from_db()
+    assert result.entry.outcome == "done"

@@ -78,9 +78,10 @@ def test_the_audit_log_shows_an_interrupted_action_as_outcome_unknown():
     client.force_login(make_user("ada", "admin"))
 
     content = client.get("/audit/").content.decode()
+    rows = content[content.index("<tbody>") :]
 
-    assert "Outcome unknown" in content
-    assert "In progress" not in content
+    assert "Outcome unknown" in rows
+    assert "In progress" not in rows
 
 
 def test_resubmitting_an_interrupted_action_says_its_outcome_is_unknown(rf):

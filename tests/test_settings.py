@@ -425,6 +425,23 @@ def test_a_pipeline_time_zone_is_read_and_a_wrong_one_stops_start_up(load_settin
     assert "time_zone 'Mars/Base' is not a known time zone" in last_line(result.stderr)
 
 
+def test_a_pipeline_ui_url_defaults_to_its_url_and_a_wrong_one_stops_start_up(
+    load_settings, tmp_path
+):
+    settings = load_settings(LOOKOUT_WORKFLOW_URL="https://api.example.org")
+    assert settings.LOOKOUT_PIPELINES[0]["ui_url"] == "https://api.example.org"
+    settings = load_settings(LOOKOUT_WORKFLOW_UI_URL="https://dashboard.example.org/")
+    assert settings.LOOKOUT_PIPELINES[0]["ui_url"] == "https://dashboard.example.org"
+
+    pipelines_file = tmp_path / "pipelines.json"
+    pipelines_file.write_text(
+        json.dumps([{"slug": "east", "url": "https://east.example.org", "ui_url": "ftp://x"}])
+    )
+    result = run_check(tmp_path, LOOKOUT_PIPELINES_FILE=str(pipelines_file))
+    assert result.returncode != 0
+    assert "ui_url must be an http:// or https:// URL" in last_line(result.stderr)
+
+
 def test_manage_py_check_refuses_a_key_in_clear_without_echoing_it(tmp_path):
     pipelines_file = tmp_path / "pipelines.json"
     pipelines_file.write_text(

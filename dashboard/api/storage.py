@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboard.api.fields import CaseInsensitiveChoiceField
 from dashboard.api.pagination import paginated_response
 from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
@@ -69,7 +70,7 @@ class SpaceListApi(APIView):
 
 class LocationListApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        purpose = serializers.ChoiceField(choices=list(vocabulary.PURPOSES), required=False)
+        purpose = CaseInsensitiveChoiceField(choices=list(vocabulary.PURPOSES), required=False)
         pipeline = serializers.UUIDField(required=False)
         space = serializers.UUIDField(required=False)
 
@@ -125,16 +126,18 @@ class PackageOutputSerializer(serializers.Serializer):
 
 class PackageListApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        package_type = serializers.ChoiceField(
+        package_type = CaseInsensitiveChoiceField(
             choices=storage_selectors.PACKAGE_TYPES, required=False
         )
-        status = serializers.ChoiceField(choices=storage_selectors.PACKAGE_STATUSES, required=False)
+        status = CaseInsensitiveChoiceField(
+            choices=storage_selectors.PACKAGE_STATUSES, required=False
+        )
         location = serializers.UUIDField(required=False)
         pipeline = serializers.UUIDField(required=False)
         q = serializers.CharField(
             required=False, max_length=200, help_text="Name fragment or UUID (prefix)."
         )
-        sort = serializers.ChoiceField(
+        sort = CaseInsensitiveChoiceField(
             choices=list(storage_selectors.PACKAGE_SORTS), required=False
         )
 

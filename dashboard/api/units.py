@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboard.api.fields import CaseInsensitiveChoiceField
 from dashboard.api.pagination import paginated_response
 from dashboard.models import TimesFrom
 from dashboard.selectors import freshness
@@ -31,10 +32,10 @@ class UnitOutputSerializer(serializers.Serializer):
     transfer_uuid = serializers.CharField(allow_null=True)
     sent_to_backlog = serializers.BooleanField()
     status_since = serializers.DateTimeField(allow_null=True)
-    status_since_from = serializers.ChoiceField(choices=TimesFrom.choices)
+    status_since_from = CaseInsensitiveChoiceField(choices=TimesFrom.choices)
     failed_job = serializers.CharField()
     failed_at = serializers.DateTimeField(allow_null=True)
-    failed_at_from = serializers.ChoiceField(choices=TimesFrom.choices)
+    failed_at_from = CaseInsensitiveChoiceField(choices=TimesFrom.choices)
     awaiting_decision = serializers.BooleanField()
     decision = serializers.CharField()
     path = serializers.CharField()
@@ -43,8 +44,8 @@ class UnitOutputSerializer(serializers.Serializer):
 
 class UnitListApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=unit_selectors.UNIT_STATUSES, required=False)
-        kind = serializers.ChoiceField(choices=unit_selectors.UNIT_KINDS, required=False)
+        status = CaseInsensitiveChoiceField(choices=unit_selectors.UNIT_STATUSES, required=False)
+        kind = CaseInsensitiveChoiceField(choices=unit_selectors.UNIT_KINDS, required=False)
         q = serializers.CharField(required=False, max_length=200)
         pipeline = serializers.CharField(required=False, max_length=40)
 
@@ -99,7 +100,7 @@ class WaitingListApi(APIView):
     @extend_schema_serializer(component_name="WaitingUnit")
     class OutputSerializer(UnitOutputSerializer):
         waiting_since = serializers.DateTimeField(allow_null=True)
-        waiting_since_from = serializers.ChoiceField(choices=TimesFrom.choices)
+        waiting_since_from = CaseInsensitiveChoiceField(choices=TimesFrom.choices)
         awaiting_approval = serializers.BooleanField()
 
     @extend_schema(

@@ -26,6 +26,7 @@ class UnitFilterForm(forms.Form):
     status = forms.ChoiceField(label="Status", required=False)
     kind = forms.ChoiceField(label="Kind", required=False)
     pipeline = forms.ChoiceField(label="Pipeline", required=False)
+    failed_job = forms.CharField(label="Failed at job", required=False, max_length=255, strip=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -49,7 +50,7 @@ class UnitFilterForm(forms.Form):
             return {}
         self.is_valid()
         data = getattr(self, "cleaned_data", {})
-        return {name: data[name] for name in ("q", "status", "kind", "pipeline") if data.get(name)}
+        return {name: data[name] for name in self.fields if data.get(name)}
 
 
 class TaskFilterForm(forms.Form):

@@ -27,6 +27,12 @@ class PipelineConfig:
         if not self.ui_url:
             object.__setattr__(self, "ui_url", self.url)
 
+    def unit_ui_url(self, *, kind: str, uuid: str) -> str:
+        """The unit's page in the service's own dashboard (`/transfer/<uuid>/` or
+        `/ingest/<uuid>/`), where the task output the API does not give is shown."""
+        base = (self.ui_url or self.url).rstrip("/")
+        return f"{base}/{'ingest' if kind == 'sip' else 'transfer'}/{uuid}/"
+
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"
 

@@ -82,9 +82,11 @@ def decision_label(decision: str | None, microservice: str | None = "") -> str:
 # Outcomes of an action taken through Lookout (the audit log, the waiting list).
 OUTCOMES = _terms(
     ("pending", "In progress", "pending", "…"),
+    ("queued", "Queued, outcome to follow", "pending", "…"),
     ("done", "Done", "complete", "✓"),
     ("refused", "Refused", "rejected", "⊘"),
     ("failed", "Failed", "failed", "✗"),
+    ("timed_out", "Timed out", "failed", "⌛"),
     ("unknown", "Outcome unknown (interrupted)", "unknown", "?"),
 )
 

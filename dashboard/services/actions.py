@@ -14,7 +14,13 @@ Every action goes through `action_perform`, which
 
 Outcomes: DONE (the service did it), REFUSED (the service answered no, or the action is
 no longer possible; the user sees why), FAILED (the service could not be reached, or
-rejected Lookout's credentials).
+rejected Lookout's credentials), TIMED_OUT (it did not answer in time: whether it acted
+is not known). An action finished by a task (a fixity check) is QUEUED until the task
+records one of those with `action_queued_finish`.
+
+What is not an outcome: an approval the service accepted is DONE; if the transfer later
+fails or is rejected, that is the unit's own status (its page, linked from the audit
+entry), not a refusal of the approval: the service gives no way to tell the two apart.
 
 To add an action (the storage pages do this for package operations), write a small
 service like `transfer_approve` below: look up the target in the cache, build a `call`
@@ -75,6 +81,8 @@ class UpstreamAnswer:
     status: int | None = 200
     # The service answered 2xx but declined (e.g. hide answers `removed: false`).
     declined: bool = False
+    # Handed to a task: the row stays QUEUED until the task records the outcome.
+    queued: bool = False
 
 
 class ActionNotPossible(Exception):
@@ -96,7 +104,8 @@ class ActionResult:
 
     @property
     def ok(self) -> bool:
-        return self.entry.outcome == Outcome.DONE
+        """Done, or handed to the task that finishes it (its outcome follows)."""
+        return self.entry.outcome in (Outcome.DONE, Outcome.QUEUED)
 
     @property
     def message(self) -> str:
@@ -171,8 +180,18 @@ def _finish(entry: AuditEntry, outcome: str, status: int | None, message: str) -
     entry.save(update_fields=["outcome", "upstream_status", "upstream_message", "finished_at"])
 
 
+def _timed_out(exc: UpstreamError) -> bool:
+    # The base client says "<service> service timed out (...)" for a read or connect timeout.
+    return isinstance(exc, UpstreamUnavailable) and " timed out " in exc.message
+
+
 def _failure(exc: UpstreamError) -> tuple[str, str]:
     """The outcome and the message to show for an upstream error."""
+    if _timed_out(exc):
+        return Outcome.TIMED_OUT, (
+            f"The {exc.service} service did not answer in time, so whether it acted is "
+            f"not known: {exc.message}"
+        )
     if isinstance(exc, UpstreamUnavailable):
         return Outcome.FAILED, f"The {exc.service} service could not be reached: {exc.message}"
     if isinstance(exc, UpstreamAuthError | UpstreamConfigError):
@@ -238,10 +257,25 @@ def action_perform(
         _finish(entry, Outcome.FAILED, None, UNEXPECTED_ERROR_MESSAGE)
     else:
         outcome = Outcome.REFUSED if answer.declined else Outcome.DONE
+        if answer.queued and not answer.declined:
+            outcome = Outcome.QUEUED
         _finish(entry, outcome, answer.status, answer.message)
-        if outcome == Outcome.DONE and after_success is not None:
+        if outcome in (Outcome.DONE, Outcome.QUEUED) and after_success is not None:
             transaction.on_commit(after_success)
     return ActionResult(entry=entry, repeated=False)
+
+
+def action_queued_finish(
+    *, entry_id: int, outcome: str, message: str, status: int | None = None
+) -> bool:
+    """Record the outcome of an action a task carried out; only a QUEUED row changes."""
+    changed = AuditEntry.objects.filter(pk=entry_id, outcome=Outcome.QUEUED).update(
+        outcome=outcome,
+        upstream_status=status,
+        upstream_message=redact_secrets(message),
+        finished_at=timezone.now(),
+    )
+    return bool(changed)
 
 
 # --- workflow-service actions --------------------------------------------------------

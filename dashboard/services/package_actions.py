@@ -157,11 +157,15 @@ def package_fixity_check(
     def call() -> UpstreamAnswer:
         _offered(package, "fixity")
         check = storage_services.fixity_check_create(
-            package_uuid=package.uuid, requested_by=user.get_username()
+            package_uuid=package.uuid,
+            requested_by=user.get_username(),
+            audit_entry=AuditEntry.objects.filter(idempotency_key=idempotency_key).first(),
         )
         created.append(check.pk)
         return UpstreamAnswer(
-            "Queued; the result appears in the fixity history when it is done.", status=None
+            "Queued; the result appears here and in the fixity history when it is done.",
+            status=None,
+            queued=True,
         )
 
     return _perform(

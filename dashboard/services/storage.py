@@ -63,6 +63,7 @@ from dashboard.lib.package_sync import PackageSyncState
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
 from dashboard.models import (
+    AuditEntry,
     FixityCheck,
     PackageDetails,
     PackageSync,
@@ -720,9 +721,38 @@ def _readable(exc: UpstreamError) -> str:
 # --------------------------------------------------------------------------- fixity
 
 
-def fixity_check_create(*, package_uuid: str, requested_by: str) -> FixityCheck:
+def fixity_check_create(
+    *, package_uuid: str, requested_by: str, audit_entry: AuditEntry | None = None
+) -> FixityCheck:
     return FixityCheck.objects.create(
-        package_uuid=package_uuid, requested_by=requested_by, requested_at=timezone.now()
+        package_uuid=package_uuid,
+        requested_by=requested_by,
+        requested_at=timezone.now(),
+        audit_entry=audit_entry,
+    )
+
+
+def _fixity_audit_outcome(check: FixityCheck, *, timed_out: bool = False) -> None:
+    """Give the check's audit row (QUEUED since the request) the check's outcome."""
+    if check.audit_entry_id is None:
+        return
+    Outcome = AuditEntry.Outcome
+    if timed_out:
+        outcome, message = Outcome.TIMED_OUT, f"Fixity check timed out: {check.error}"
+    elif check.error:
+        outcome, message = Outcome.FAILED, f"Fixity check not done: {check.error}"
+    elif check.success:
+        outcome, message = Outcome.DONE, f"Fixity check passed. {check.message}".strip()
+    elif check.success is False:
+        problems = "; ".join(str(f) for f in check.failures[:5])
+        outcome = Outcome.FAILED
+        message = f"Fixity check failed: {check.message} {problems}".strip()
+    else:
+        outcome, message = Outcome.REFUSED, check.message or "The check could not run."
+    AuditEntry.objects.filter(pk=check.audit_entry_id, outcome=Outcome.QUEUED).update(
+        outcome=outcome,
+        upstream_message=redact_secrets(message)[:2000],
+        finished_at=timezone.now(),
     )
 
 
@@ -749,11 +779,15 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         check.checked_at = _aware(result.checked_at) or timezone.now()
     with transaction.atomic():
         check.save(update_fields=["success", "message", "failures", "checked_at", "error"])
+        _fixity_audit_outcome(check)
     return check
 
 
-def fixity_check_fail(*, check_id: int, reason: str) -> None:
-    """Record why a check never ran (e.g. the task gave up)."""
+def fixity_check_fail(*, check_id: int, reason: str, timed_out: bool = False) -> None:
+    """Record why a check never ran (e.g. the task gave up, `timed_out`)."""
     FixityCheck.objects.filter(pk=check_id, checked_at__isnull=True).update(
         error=redact_secrets(reason)[:2000], checked_at=timezone.now()
     )
+    check = FixityCheck.objects.filter(pk=check_id).first()
+    if check is not None:
+        _fixity_audit_outcome(check, timed_out=timed_out)

@@ -174,3 +174,9 @@ def action_label(action: str) -> str:
     """`package_fixity_check` -> `Package fixity check`, for the audit log."""
     words = str(action).replace("_", " ").strip()
     return words[:1].upper() + words[1:]
+
+
+@register.filter
+def is_observed(times_from: str | None) -> bool:
+    """Whether a `*_from` field says Lookout observed the time itself (pages say "at least")."""
+    return times_from == "observed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import analytics, units
+from dashboard.views import analytics, search, units
 
 overview_urls = [
     path("", units.home, name="home"),
@@ -36,4 +36,8 @@ audit_urls = [
     path("audit/", units.audit_list, name="audit-list"),
 ]
 
-urlpatterns = overview_urls + unit_urls + waiting_urls + analytics_urls + audit_urls
+search_urls = [
+    path("search/", search.search, name="search"),
+]
+
+urlpatterns = overview_urls + unit_urls + waiting_urls + analytics_urls + audit_urls + search_urls

@@ -35,6 +35,7 @@ from dashboard.forms.storage import (
 from dashboard.forms.units import ConfirmActionForm
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.models import StoragePackage
+from dashboard.selectors import links
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import actions, package_actions
 from dashboard.views.feedback import action_report
@@ -203,6 +204,8 @@ def package_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         {
             "detail": detail,
             "package": detail.package,
+            "units": links.package_units(package=detail.package),
+            "units_url": reverse("dashboard:unit-list"),
             "operations": operations,
             "live_trigger": BUSY_LIVE_TRIGGER if busy else STORAGE_LIVE_TRIGGER,
         },

@@ -25,12 +25,13 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import tasks
+from dashboard.forms.audit import AuditFilterForm
 from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterForm
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
 from dashboard.selectors import alerts as alert_selectors
-from dashboard.selectors import audit, freshness
+from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
 from dashboard.selectors.summary import summary_get
 from dashboard.services import actions
@@ -38,6 +39,7 @@ from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
 TASKS_PER_PAGE = 100
+FAILED_TASKS_PER_PAGE = 20
 WAITING_PER_PAGE = 50
 AUDIT_PER_PAGE = 50
 # Poll while the tab is visible, and catch up at once when it becomes visible again.
@@ -122,6 +124,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
             "overview": unit_selectors.overview_get(),
             "open_alerts": alert_selectors.open_alerts_get(),
             "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
+            "failure_groups": failures.failure_groups(),
         },
         include_storage=True,
     )
@@ -133,7 +136,13 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     form = UnitFilterForm(request.GET or None)
     filters = form.filters()
-    units = unit_selectors.unit_list(include_hidden=False, **filters)
+    failed_job = filters.get("failed_job", "")
+    units = unit_selectors.unit_list(
+        include_hidden=False, **{k: v for k, v in filters.items() if k != "failed_job"}
+    )
+    if failed_job:
+        units = failures.failed_at_job(units, failed_job)
+    failed_only = filters.get("status") == "FAILED" or bool(failed_job)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,
@@ -146,6 +155,12 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
             "filter_query": urlencode(filters),
             "page": page,
             "multiple_pipelines": unit_selectors.several_pipelines(),
+            "failed_only": failed_only,
+            "failure_groups": (
+                failures.failure_groups(pipeline=filters.get("pipeline"))
+                if failed_only and not failed_job
+                else []
+            ),
         },
     )
 
@@ -164,11 +179,30 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         and not detail.unit.hidden
         and request.user.has_perm(actions.HIDE_PERMISSION)
     )
+    failed_tasks = None
+    if detail.failed_job is not None:
+        failed_tasks = Paginator(
+            failures.failed_job_tasks(detail.failed_job), FAILED_TASKS_PER_PAGE
+        ).get_page(request.GET.get("page"))
     return _render_live(
         request,
         "dashboard/unit_detail.html",
         "unit-live",
-        {"section": "units", "detail": detail, "unit": detail.unit, "can_hide": can_hide},
+        {
+            "section": "units",
+            "detail": detail,
+            "unit": detail.unit,
+            "can_hide": can_hide,
+            "failed_tasks": failed_tasks,
+            "failing_task_count": (
+                failures.failing_task_count(detail.failed_job) if detail.failed_job else 0
+            ),
+            "service_url": failures.unit_service_url(detail.unit),
+            "packages": links.unit_packages(unit=detail.unit),
+            "sip_unit": detail.unit.sip_uuid and unit_selectors.unit_get(uuid=detail.unit.sip_uuid),
+            "transfer_unit": detail.unit.transfer_uuid
+            and unit_selectors.unit_get(uuid=detail.unit.transfer_uuid),
+        },
     )
 
 
@@ -224,9 +258,24 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
 def audit_list(request: HtmxHttpRequest) -> HttpResponse:
     if not request.user.has_perm("dashboard.view_audit"):
         return forbidden(request, "Reading the audit log needs the operator or admin role.")
-    page = Paginator(audit.audit_entries(), AUDIT_PER_PAGE).get_page(request.GET.get("page"))
+    form = AuditFilterForm(request.GET or None)
+    filters = form.filters()
+    page = Paginator(audit.audit_entries(**filters), AUDIT_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     return _render_live(
-        request, "dashboard/audit_list.html", "audit-live", {"section": "audit", "page": page}
+        request,
+        "dashboard/audit_list.html",
+        "audit-live",
+        {
+            "section": "audit",
+            "page": page,
+            "form": form,
+            "filters": filters,
+            "filter_query": urlencode(filters),
+            "packages_url": reverse("dashboard:storage-package-list"),
+            "unit_kinds": ("transfer", "sip", "unit"),
+        },
     )
 
 

@@ -115,3 +115,35 @@ def test_an_htmx_poll_gets_only_the_table(operator):
 
     assert page.lstrip().startswith('<div id="audit-live"')
     assert "transfer-1" in page and "<html" not in page
+
+
+def _labels(response) -> list[str]:
+    return [e.target_label for e in response.context["page"].object_list]
+
+
+def test_it_filters_by_outcome_user_and_target_and_keeps_them_in_the_url(operator):
+    _entry(1, outcome="done")
+    _entry(2, outcome="refused", actor_name="ada")
+    _entry(3, outcome="timed_out")
+    _entry(4, outcome="pending", requested_at=timezone.now() - timedelta(hours=1))
+    for _ in range(60):
+        _entry(100 + _, outcome="failed", actor_name="bulk", target_label=f"bulk-{_}")
+
+    assert _labels(operator.get("/audit/?outcome=REFUSED")) == ["transfer-2"]
+    assert _labels(operator.get("/audit/?outcome=timed_out")) == ["transfer-3"]
+    assert _labels(operator.get("/audit/?outcome=unknown")) == ["transfer-4"]
+    assert _labels(operator.get("/audit/?user=ADA")) == ["transfer-2"]
+    assert _labels(operator.get("/audit/?target=TRANSFER-1")) == ["transfer-1"]
+    assert _labels(operator.get("/audit/?target=00000000-0000-4000-8000-000000000003")) == [
+        "transfer-3"
+    ]
+    page = operator.get("/audit/?user=bulk").content.decode()
+    assert "?user=bulk&amp;page=2" in page
+
+
+def test_a_filter_it_does_not_understand_is_reported_not_a_500(operator):
+    _entry(1)
+    response = operator.get("/audit/?outcome=maybe")
+    assert response.status_code == 200
+    assert "Some filters were not understood" in response.content.decode()
+    assert _labels(response) == ["transfer-1"]

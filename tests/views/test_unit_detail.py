@@ -160,3 +160,63 @@ def test_opening_a_unit_whose_jobs_are_not_fetched_asks_the_worker_for_them(view
 
     assert response.status_code == 200
     assert Unit.objects.get(uuid=uuid_for(1)).jobs_requested_at is not None
+
+
+def test_a_failed_unit_says_which_job_failed_when_and_lists_its_failing_tasks_first(viewer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    failed = seed(
+        unit(
+            1,
+            name="broken",
+            status="FAILED",
+            failed_job="Scan for viruses",
+            failed_job_uuid=job_uuid_for(4),
+            failed_at=timezone.now() - timedelta(hours=3),
+            failed_at_from="upstream",
+        )
+    )[0]
+    tasks = [task(n, exit_code=0, file_name=f"objects/ok-{n}.tif") for n in range(10, 40)]
+    tasks.append(task(50, exit_code=2, file_name="objects/infected.pdf"))
+    seed_jobs(
+        failed,
+        [
+            job(
+                4,
+                name="Scan for viruses",
+                microservice="Scan for viruses",
+                status="FAILED",
+                tasks=tasks,
+            )
+        ],
+    )
+    page = viewer.get(URL).content.decode()
+    assert "Why it failed" in page
+    assert "failed 3 h ago" in page
+    assert "1 task of 31 ended with a non-zero exit code" in page
+    # The failing task comes first, before the first page of 20 ends.
+    assert page.index("objects/infected.pdf") < page.index("objects/ok-10.tif")
+    assert "Page 1 of 2" in page
+    assert f"/units/{uuid_for(1)}/jobs/{job_uuid_for(4)}/" in page
+    assert f'href="http://127.0.0.1:8001/transfer/{uuid_for(1)}/"' in page
+    assert "objects/ok-39.tif" in viewer.get(URL + "?page=2").content.decode()
+
+
+def test_the_service_link_uses_the_pipeline_ui_url_and_the_ingest_path_for_a_sip(viewer, settings):
+    settings.LOOKOUT_PIPELINES = [
+        {**settings.LOOKOUT_PIPELINES[0], "ui_url": "https://am.example.org"}
+    ]
+    failed = seed(unit(1, kind="sip", status="FAILED"))[0]
+    seed_jobs(failed, [job(4, name="Normalize", microservice="Normalize", status="FAILED")])
+    page = viewer.get(URL).content.decode()
+    assert f'href="https://am.example.org/ingest/{uuid_for(1)}/"' in page
+
+
+def test_an_observed_failure_time_says_at_least(viewer):
+    from django.utils import timezone
+
+    failed = seed(unit(1, status="FAILED", failed_at=timezone.now(), failed_at_from="observed"))[0]
+    seed_jobs(failed, [job(4, name="Normalize", microservice="Normalize", status="FAILED")])
+    assert "at least" in viewer.get(URL).content.decode()

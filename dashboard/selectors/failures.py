@@ -1,0 +1,84 @@
+"""Reads that explain failures: a failed job's tasks, failures grouped by the job that failed.
+
+Straight from the stored units and jobs; nothing here calls an upstream service.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Max, Q, QuerySet, Value
+from django.db.models.functions import Coalesce, NullIf
+
+from dashboard.lib.pipelines import pipeline_get
+from dashboard.models import Unit
+
+
+def _failing(task: dict[str, Any]) -> bool:
+    return task.get("exit_code") not in (None, 0)
+
+
+def _started(task: dict[str, Any]) -> datetime:
+    return task.get("time_started") or task.get("time_created") or datetime.min
+
+
+def failed_job_tasks(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The failed job's tasks, those with a non-zero exit code first, each part by start."""
+    tasks = list(job.get("tasks") or [])
+    return sorted(
+        tasks, key=lambda t: (not _failing(t), t.get("time_started") is None, _started(t))
+    )
+
+
+def failing_task_count(job: dict[str, Any]) -> int:
+    return sum(1 for t in job.get("tasks") or [] if _failing(t))
+
+
+def unit_service_url(unit: Unit) -> str | None:
+    """The unit's page in its workflow service's own dashboard, if its pipeline is known."""
+    pipeline = pipeline_get(unit.pipeline)
+    if pipeline is None:
+        return None
+    return pipeline.unit_ui_url(kind=unit.kind, uuid=unit.uuid)
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    """Visible failed units that failed at the same job: one problem, not many."""
+
+    job: str
+    count: int
+    last_failed_at: datetime | None
+
+
+def _failed_units(pipeline: str | None) -> QuerySet[Unit]:
+    units = Unit.objects.filter(hidden=False, status="FAILED")
+    if pipeline:
+        units = units.filter(pipeline=pipeline)
+    return units
+
+
+def failure_groups(*, pipeline: str | None = None, limit: int = 10) -> list[FailureGroup]:
+    """Failed units grouped by the job that failed (the microservice when the job is not
+    known yet), the largest group first."""
+    rows = (
+        _failed_units(pipeline)
+        .annotate(at_job=Coalesce(NullIf("failed_job", Value("")), "microservice"))
+        .order_by()
+        .values("at_job")
+        .annotate(n=Count("id"), last=Max("failed_at"))
+        .order_by("-n", "at_job")[:limit]
+    )
+    return [
+        FailureGroup(job=row["at_job"] or "", count=row["n"], last_failed_at=row["last"])
+        for row in rows
+    ]
+
+
+def failed_at_job(units: QuerySet[Unit], job: str) -> QuerySet[Unit]:
+    """Narrow a unit list to the failures of one group of `failure_groups`."""
+    return units.filter(
+        Q(status="FAILED") & (Q(failed_job=job) | (Q(failed_job="") & Q(microservice=job)))
+    )
