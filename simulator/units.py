@@ -26,7 +26,7 @@ class NoJobsYet(LookupError):
 
 @dataclass(eq=False, slots=True)
 class Unit:
-    number: int  # position in WorkflowState.units, part of task UUIDs
+    number: int  # key in WorkflowState.units, part of task UUIDs
     uuid: str
     kind: str  # TRANSFER or SIP
     name: str

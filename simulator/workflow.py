@@ -56,7 +56,9 @@ class WorkflowState:
         self.sim = sim
         self.seed_value: int = sim.config.seed
         self.epoch: datetime = sim.clock.start
-        self.units: list[Unit] = []
+        # Keyed by unit number (part of task UUIDs); numbers are never reused.
+        self.units: dict[int, Unit] = {}
+        self._next_number = 0
         self.by_uuid: dict[str, Unit] = {}
         self.task_ids = TaskIds(self.seed_value)
         self._events: list[tuple[float, int, int, int, int]] = []
@@ -150,11 +152,16 @@ class WorkflowState:
             name += "_1"
         return name
 
+    def _take_number(self) -> int:
+        number = self._next_number
+        self._next_number += 1
+        return number
+
     def _register(self, unit: Unit) -> Unit:
         old = self.by_uuid.get(unit.uuid)
         if old is not None:
             old.replaced = True
-        self.units.append(unit)
+        self.units[unit.number] = unit
         self.by_uuid[unit.uuid] = unit
         return unit
 
@@ -177,10 +184,11 @@ class WorkflowState:
         unit_uuid = unit_uuid or random_uuid(rng)
         if outcome is Outcome.SIP:
             sip_uuid = sip_uuid or random_uuid(rng)
-        self.awaiting_approval.add(len(self.units))
+        number = self._take_number()
+        self.awaiting_approval.add(number)
         return self._register(
             Unit(
-                number=len(self.units),
+                number=number,
                 uuid=unit_uuid,
                 kind=TRANSFER,
                 name=name,
@@ -219,7 +227,7 @@ class WorkflowState:
         plan = make_plan(route, rng, files)
         unit = self._register(
             Unit(
-                number=len(self.units),
+                number=self._take_number(),
                 uuid=sip_uuid,
                 kind=SIP,
                 name=name,
@@ -268,7 +276,9 @@ class WorkflowState:
         t = self.seconds(now)
         while self._events and self._events[0][0] <= t:
             when, _, number, index, version = heapq.heappop(self._events)
-            unit = self.units[number]
+            unit = self.units.get(number)
+            if unit is None:
+                continue  # aged out
             if version != unit.anchor_version or index in unit.effects_done:
                 continue  # rescheduled since
             unit.effects_done.add(index)
@@ -356,7 +366,7 @@ class WorkflowState:
     def approve(self, *, directory: str, transfer_type: str, now: datetime) -> Unit | None:
         """Approve the transfer waiting at `<type dir>/<directory>`; None if there is none."""
         t = self.seconds(now)
-        for unit in self.units:
+        for unit in self.units.values():
             if (
                 unit.is_transfer
                 and not unit.replaced
@@ -431,7 +441,7 @@ class WorkflowState:
         return unit
 
     def visible_units(self) -> list[Unit]:
-        return [unit for unit in self.units if not unit.replaced]
+        return [unit for unit in self.units.values() if not unit.replaced]
 
     def counts(self, now: datetime) -> dict[str, Any]:
         t = self.seconds(now)
