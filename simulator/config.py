@@ -31,6 +31,14 @@ class SimulatorConfig:
     # Answer as storage service releases before 0.17 did (big integers such as
     # package sizes and location usage sent as strings). Off: as release 0.23.0.
     legacy_quirks: bool = False
+    # New transfers arriving per simulated hour (0: none, the tests' default). With
+    # arrivals on, finished units that arrived after the start age out of the
+    # simulator `age_out_minutes` after finishing, so the demo never runs dry and its
+    # memory stays flat.
+    arrivals_per_hour: float = 0.0
+    # Extra transfers arriving together in a burst, about once a simulated hour.
+    arrival_burst: int = 0
+    age_out_minutes: float = 60.0
 
 
 def _fraction(text: str) -> float:
@@ -149,6 +157,24 @@ def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=defaults.legacy_quirks,
         help="answer as storage service releases before 0.17 (numbers sent as strings)",
+    )
+    add(
+        "--arrivals-per-hour",
+        type=_non_negative_float,
+        default=defaults.arrivals_per_hour,
+        help="new transfers arriving per simulated hour (default 0: none)",
+    )
+    add(
+        "--arrival-burst",
+        type=_non_negative_int,
+        default=defaults.arrival_burst,
+        help="transfers arriving together in a burst, about once a simulated hour",
+    )
+    add(
+        "--age-out-minutes",
+        type=_non_negative_float,
+        default=defaults.age_out_minutes,
+        help="with arrivals on: simulated minutes a finished new unit stays listed",
     )
 
 

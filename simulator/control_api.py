@@ -24,6 +24,10 @@ def add_control_routes(router: Router, sim: Any) -> None:
                 "now": now.isoformat(timespec="seconds"),
                 "units": sim.workflow.counts(now),
                 "packages": sim.storage.package_count(),
+                "arrived": 0 if sim.workflow.arrivals is None else sim.workflow.arrivals.count,
+                "aged_out": sim.workflow.aged_out,
+                "held_units": len(sim.workflow.units),
+                "dropped_packages": sim.storage.dropped_packages,
                 "pipeline_uuid": sim.workflow.pipeline_uuid,
                 # Valid `<location uuid>:<path>` pairs, for starting transfers.
                 "transfer_sources": sim.storage.transfer_source_paths()[:20],

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -23,6 +23,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 # Purpose codes of locations.
+# With demo arrivals on: how many packages stored after the start are kept.
+KEPT_NEW_PACKAGES = 1000
+
 AIP_STORAGE = "AS"
 DIP_STORAGE = "DS"
 BACKLOG = "BL"
@@ -449,6 +452,15 @@ class StorageState:
         self.source_trees: dict[str, SourceDir] = {}
         self.pipeline_uuid = ""
         self._next_space_id = 1
+        # With demo arrivals on, packages stored after the start are capped: past
+        # KEPT_NEW_PACKAGES the oldest stored one is dropped (as if deleted), so the
+        # storage side's memory stays flat too.
+        self._capped = (
+            getattr(self.config, "arrivals_per_hour", 0) > 0
+            or getattr(self.config, "arrival_burst", 0) > 0
+        )
+        self._new_packages: deque[str] = deque()
+        self.dropped_packages = 0
 
     def rng(self, purpose: str) -> random.Random:
         return random.Random(f"{self.seed_value}:storage:{purpose}")
@@ -791,6 +803,45 @@ class StorageState:
         if package.takes_space:
             self._add_used(package.location, package.size)
 
+    def _remember_new(self, package: Package, stored_at: datetime | None) -> None:
+        """Count a package stored after the start against the cap; drop the oldest past it."""
+        if not self._capped or (stored_at is not None and stored_at <= self.clock.start):
+            return
+        self._new_packages.append(package.uuid)
+        busy: list[str] = []
+        while len(self._new_packages) > KEPT_NEW_PACKAGES:
+            oldest = self.packages.get(self._new_packages.popleft())
+            if oldest is None:
+                continue
+            if self._busy(oldest):
+                busy.append(oldest.uuid)  # moving, being deleted or reingested: kept
+                continue
+            self.drop_package(oldest)
+        self._new_packages.extendleft(reversed(busy))
+
+    def _busy(self, package: Package) -> bool:
+        """Whether anything still refers to the package besides its related ones."""
+        return (
+            package.status != UPLOADED
+            or self.is_reingesting(package)
+            or bool(package.replicas)
+            or package.replicated_package is not None
+            or any(r.pending and r.package_uuid == package.uuid for r in self.requests)
+        )
+
+    def drop_package(self, package: Package) -> None:
+        """Forget a package entirely (its related packages stop naming it)."""
+        del self.packages[package.uuid]
+        del self._by_type[package.package_type][package.uuid]
+        del self._by_status[package.status][package.uuid]
+        del self._by_location[package.location.uuid][package.uuid]
+        if package.takes_space:
+            self._add_used(package.location, -package.size)
+        for other in package.related:
+            other.related = [item for item in other.related if item is not package]
+        package.related = []
+        self.dropped_packages += 1
+
     def _add_used(self, location: Location, amount: int) -> None:
         location.used += amount
         location.space.used += amount
@@ -918,6 +969,7 @@ class StorageState:
             compressed=True,
         )
         self.add_package(package)
+        self._remember_new(package, stored_at)
 
     def store_dip(
         self, *, uuid: str, aip_uuid: str, name: str, size: int, stored_at: datetime
@@ -944,6 +996,7 @@ class StorageState:
             package.related.append(aip)
             aip.related.append(package)
         self.add_package(package)
+        self._remember_new(package, stored_at)
 
     def store_backlog_transfer(
         self, *, uuid: str, name: str, size: int, stored_at: datetime
@@ -965,6 +1018,7 @@ class StorageState:
             None,
         )
         self.add_package(package)
+        self._remember_new(package, stored_at)
 
     def transfer_source_paths(self) -> list[tuple[str, str]]:
         """(location uuid, top-level entry) of every transfer source of the pipeline."""

@@ -160,9 +160,9 @@ def find_task(state: WorkflowState, task_uuid: str, now: datetime) -> dict[str, 
     if located is None:
         return None
     number, index, position = located
-    if number >= len(state.units):
+    unit = state.units.get(number)
+    if unit is None:
         return None
-    unit = state.units[number]
     t = state.seconds(now)
     if index >= len(unit.route.steps) or position >= task_count(unit, index):
         return None

@@ -26,7 +26,7 @@ class NoJobsYet(LookupError):
 
 @dataclass(eq=False, slots=True)
 class Unit:
-    number: int  # position in WorkflowState.units, part of task UUIDs
+    number: int  # key in WorkflowState.units, part of task UUIDs
     uuid: str
     kind: str  # TRANSFER or SIP
     name: str
@@ -46,6 +46,7 @@ class Unit:
     sip_must_fail: bool = False
     hidden: bool = False
     replaced: bool = False  # a reingest took over this UUID
+    ages_out: bool = False  # dropped a while after finishing (demo arrivals on)
     anchor_version: int = 0
     effects_done: set[int] = field(default_factory=set)
     settled: dict[str, Any] | None = None  # final status, once it can no longer change
@@ -116,6 +117,16 @@ class Unit:
         end = self.anchor + self.plan.main_end
         reported = self.sip_reported_at()
         return end if reported is None else max(end, reported)
+
+    def finishes_at(self) -> float | None:
+        """From when on nothing about the unit changes any more (every track included)."""
+        settles = self.settles_at()
+        if settles is None:
+            return None
+        assert self.anchor is not None
+        starts, durations = self.plan.starts, self.plan.durations
+        ends = (start + length for start, length in zip(starts, durations, strict=True))
+        return max(settles, self.anchor + max(ends, default=0.0))
 
     def status(self, t: float) -> dict[str, Any]:
         """Status record fields at time t: status, microservice, sip_uuid, directory, path.

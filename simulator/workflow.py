@@ -9,6 +9,7 @@ time order. Times are float seconds after the clock's start.
 from __future__ import annotations
 
 import heapq
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -50,13 +51,77 @@ class Odds:
 
 ODDS = Odds()
 
+# Pseudo step indexes of scheduled events that are not a step's consequence.
+_APPROVE = -1  # a transfer still awaiting approval is approved (by the pipeline's operator)
+_AGE_OUT = -2  # a finished unit is dropped
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class ArrivalMix:
+    """How arriving transfers behave, beyond the outcome odds."""
+
+    awaits_approval: float = 0.2  # wait for someone to approve them
+    approval_wait: tuple[float, float] = (10 * 60.0, 45 * 60.0)  # until the operator does
+    auto_approval_delay: tuple[float, float] = (2.0, 30.0)
+    parked: float = 0.02  # parked at a decision for hours
+    other_type: float = 0.1  # not a standard transfer
+    burst_gap: float = HOUR  # mean time between bursts
+    burst_spread: float = 5 * 60.0  # a burst's transfers arrive within this
+
+
+ARRIVAL_MIX = ArrivalMix()
+
+
+class Arrivals:
+    """The times new transfers arrive: a Poisson stream plus bursts, fixed by the seed."""
+
+    def __init__(self, seed: int, per_hour: float, burst: int, after: float) -> None:
+        self._rng = random.Random(f"{seed}:arrivals")
+        self._burst_rng = random.Random(f"{seed}:arrival-bursts")
+        self._mean_gap = HOUR / per_hour if per_hour > 0 else None
+        self._burst = burst
+        self._steady = self._next_steady(after)
+        self._next_burst = self._draw_burst(after) if burst > 0 else math.inf
+        self._queued: list[float] = []  # arrival times of a burst under way
+        self.count = 0  # arrivals so far
+
+    def _next_steady(self, after: float) -> float:
+        if self._mean_gap is None:
+            return math.inf
+        return after + self._rng.expovariate(1 / self._mean_gap)
+
+    def _draw_burst(self, after: float) -> float:
+        return after + self._burst_rng.expovariate(1 / ARRIVAL_MIX.burst_gap)
+
+    def peek(self) -> float:
+        if self._next_burst <= min(self._steady, self._queued[0] if self._queued else math.inf):
+            start = self._next_burst
+            spread = ARRIVAL_MIX.burst_spread
+            for _ in range(self._burst):
+                heapq.heappush(self._queued, start + self._burst_rng.uniform(0, spread))
+            self._next_burst = self._draw_burst(start)
+        return min(self._steady, self._queued[0] if self._queued else math.inf)
+
+    def pop(self) -> float:
+        when = self.peek()
+        if self._queued and self._queued[0] == when:
+            heapq.heappop(self._queued)
+        else:
+            self._steady = self._next_steady(when)
+        self.count += 1
+        return when
+
 
 class WorkflowState:
     def __init__(self, sim: Any) -> None:
         self.sim = sim
         self.seed_value: int = sim.config.seed
         self.epoch: datetime = sim.clock.start
-        self.units: list[Unit] = []
+        # Keyed by unit number (part of task UUIDs); numbers are never reused.
+        self.units: dict[int, Unit] = {}
+        self._next_number = 0
         self.by_uuid: dict[str, Unit] = {}
         self.task_ids = TaskIds(self.seed_value)
         self._events: list[tuple[float, int, int, int, int]] = []
@@ -69,6 +134,19 @@ class WorkflowState:
             for name in data.LEVELS_OF_DESCRIPTION
         ]
         self.path_levels: dict[str, str] = {}
+        config = sim.config
+        # Arrivals keep the demo going; finished units that arrived after the start
+        # (and those started through the API) then age out so memory stays flat.
+        self.arrivals: Arrivals | None = None
+        self.age_out_after = config.age_out_minutes * 60.0
+        self._aging = config.arrivals_per_hour > 0 or config.arrival_burst > 0
+        self._seeding = False
+        self.aged_out = 0
+        if self._aging:
+            # From the clock's start (time 0), so the arrival times depend on the seed only.
+            self.arrivals = Arrivals(
+                self.seed_value, config.arrivals_per_hour, config.arrival_burst, 0.0
+            )
 
     @property
     def pipeline_uuid(self) -> str:
@@ -87,9 +165,11 @@ class WorkflowState:
     def seed(self, *, units: int) -> None:
         """Historical transfers (and the SIPs they lead to) in a realistic mix."""
         now = self.seconds(self.sim.clock.now())
+        self._seeding = True
         for number in range(units):
             rng = random.Random(f"{self.seed_value}:seed-unit:{number}")
             self._seed_one(rng, number, now)
+        self._seeding = False
         self.advance_to(self.moment(now))
 
     def _seed_one(self, rng: random.Random, number: int, now: float) -> None:
@@ -150,11 +230,18 @@ class WorkflowState:
             name += "_1"
         return name
 
+    def _take_number(self) -> int:
+        number = self._next_number
+        self._next_number += 1
+        return number
+
     def _register(self, unit: Unit) -> Unit:
+        if unit.is_transfer:
+            unit.ages_out = self._aging and not self._seeding
         old = self.by_uuid.get(unit.uuid)
         if old is not None:
             old.replaced = True
-        self.units.append(unit)
+        self.units[unit.number] = unit
         self.by_uuid[unit.uuid] = unit
         return unit
 
@@ -171,16 +258,18 @@ class WorkflowState:
         unit_uuid: str | None = None,
         sip_uuid: str | None = None,
     ) -> Unit:
+        """A transfer awaiting approval."""
         fail_index = rng.choice(failure_candidates(TRANSFER)) if outcome is Outcome.FAILED else None
         route = transfer_route(transfer_type, outcome, fail_index)
         plan = make_plan(route, rng, files, first_is_approval=True, park=park)
         unit_uuid = unit_uuid or random_uuid(rng)
         if outcome is Outcome.SIP:
             sip_uuid = sip_uuid or random_uuid(rng)
-        self.awaiting_approval.add(len(self.units))
+        number = self._take_number()
+        self.awaiting_approval.add(number)
         return self._register(
             Unit(
-                number=len(self.units),
+                number=number,
                 uuid=unit_uuid,
                 kind=TRANSFER,
                 name=name,
@@ -210,6 +299,7 @@ class WorkflowState:
         start: float,
         must_succeed: bool,
         must_fail: bool = False,
+        ages_out: bool | None = None,
     ) -> Unit:
         fails = must_fail or (not must_succeed and rng.random() < ODDS.failed_sip)
         if fails:
@@ -219,7 +309,7 @@ class WorkflowState:
         plan = make_plan(route, rng, files)
         unit = self._register(
             Unit(
-                number=len(self.units),
+                number=self._take_number(),
                 uuid=sip_uuid,
                 kind=SIP,
                 name=name,
@@ -232,6 +322,8 @@ class WorkflowState:
                 size=size,
                 plural_microservice_key=rng.random() < ODDS.plural_key,
                 rng_key=f"{self.seed_value}:sip:{sip_uuid}",
+                # A SIP leaves with its transfer; a reingest's as new units do.
+                ages_out=self._aging and not self._seeding if ages_out is None else ages_out,
             )
         )
         self._set_anchor(unit, start)
@@ -262,15 +354,41 @@ class WorkflowState:
             heapq.heappush(
                 self._events, (end, self._event_counter, unit.number, index, unit.anchor_version)
             )
+        if unit.ages_out:
+            finished = unit.finishes_at()
+            assert finished is not None
+            self._schedule(finished + self.age_out_after, unit, _AGE_OUT)
+
+    def _schedule(self, when: float, unit: Unit, index: int) -> None:
+        self._event_counter += 1
+        heapq.heappush(
+            self._events, (when, self._event_counter, unit.number, index, unit.anchor_version)
+        )
 
     def advance_to(self, now: datetime) -> None:
         """Carry out every consequence due by `now`, in time order."""
         t = self.seconds(now)
-        while self._events and self._events[0][0] <= t:
+        arrivals = self.arrivals
+        while True:
+            next_event = self._events[0][0] if self._events else math.inf
+            if arrivals is not None and arrivals.peek() <= min(t, next_event):
+                self._arrive(arrivals.pop(), arrivals.count)
+                continue
+            if next_event > t:
+                break
             when, _, number, index, version = heapq.heappop(self._events)
-            unit = self.units[number]
+            unit = self.units.get(number)
+            if unit is None:
+                continue  # aged out
+            if index == _APPROVE:
+                if unit.anchor is None:
+                    self._set_anchor(unit, when)
+                continue
             if version != unit.anchor_version or index in unit.effects_done:
                 continue  # rescheduled since
+            if index == _AGE_OUT:
+                self._forget(unit)
+                continue
             unit.effects_done.add(index)
             self._apply(unit, dict(unit.route.effects)[index], when)
 
@@ -290,6 +408,7 @@ class WorkflowState:
                 start=when + rng.uniform(0.5, min(3.0, unit.sip_delay)),
                 must_succeed=unit.sip_must_succeed,
                 must_fail=unit.sip_must_fail,
+                ages_out=unit.ages_out,
             )
         elif effect is Effect.STORE_BACKLOG:
             storage.store_backlog_transfer(
@@ -308,6 +427,38 @@ class WorkflowState:
                 size=max(1, unit.size // 5),
                 stored_at=stored_at,
             )
+
+    # -- arrivals and aging out ---------------------------------------------
+
+    def _arrive(self, when: float, count: int) -> None:
+        """A new transfer shows up in the pipeline, as a watched directory would start it."""
+        rng = random.Random(f"{self.seed_value}:arrival:{count}")
+        mix = ARRIVAL_MIX
+        transfer_type = "standard"
+        if rng.random() < mix.other_type:
+            transfer_type = rng.choice(data.TRANSFER_TYPES[1:])
+        unit = self._new_transfer(
+            rng,
+            name=self._free_name(transfer_name(rng, count)),
+            transfer_type=transfer_type,
+            outcome=self._draw_outcome(rng),
+            first_job_at=when,
+            files=file_count(rng),
+            park=rng.random() < mix.parked,
+        )
+        if rng.random() < mix.awaits_approval:
+            # Waits for someone to approve it (Lookout can); the operator does eventually.
+            self._schedule(when + rng.uniform(*mix.approval_wait), unit, _APPROVE)
+        else:
+            self._set_anchor(unit, when + rng.uniform(*mix.auto_approval_delay))
+
+    def _forget(self, unit: Unit) -> None:
+        """Drop a unit that finished a while ago, as if its records were purged."""
+        del self.units[unit.number]
+        if self.by_uuid.get(unit.uuid) is unit:
+            del self.by_uuid[unit.uuid]
+        self.awaiting_approval.discard(unit.number)
+        self.aged_out += 1
 
     # -- starting and approving transfers ----------------------------------
 
@@ -356,7 +507,7 @@ class WorkflowState:
     def approve(self, *, directory: str, transfer_type: str, now: datetime) -> Unit | None:
         """Approve the transfer waiting at `<type dir>/<directory>`; None if there is none."""
         t = self.seconds(now)
-        for unit in self.units:
+        for unit in self.units.values():
             if (
                 unit.is_transfer
                 and not unit.replaced
@@ -431,7 +582,7 @@ class WorkflowState:
         return unit
 
     def visible_units(self) -> list[Unit]:
-        return [unit for unit in self.units if not unit.replaced]
+        return [unit for unit in self.units.values() if not unit.replaced]
 
     def counts(self, now: datetime) -> dict[str, Any]:
         t = self.seconds(now)

@@ -44,7 +44,9 @@ def start_transfer(sim: Simulation, name: str = "New accession") -> Unit:
 
 def seeded(sim: Simulation, outcome: Outcome, kind: str = TRANSFER) -> Unit:
     return next(
-        unit for unit in sim.workflow.units if unit.kind == kind and unit.route.outcome is outcome
+        unit
+        for unit in sim.workflow.units.values()
+        if unit.kind == kind and unit.route.outcome is outcome
     )
 
 
@@ -109,7 +111,7 @@ def test_a_decision_keeps_the_unit_waiting_until_the_archivist_answers() -> None
     sim = make_sim(units=40)
     parked = next(
         unit
-        for unit in sim.workflow.units
+        for unit in sim.workflow.units.values()
         if unit.plan.parked is not None and status(sim, unit)["status"] == "USER_INPUT"
     )
     job = parked.route.steps[parked.plan.parked].job
@@ -291,7 +293,7 @@ def test_the_same_seed_gives_the_same_units_and_another_seed_other_ones() -> Non
         sim = make_sim(units=25, seed=seed)
         return [
             (unit.uuid, unit.name, status(sim, unit).get("status"), len(job_names(sim, unit)))
-            for unit in sim.workflow.units
+            for unit in sim.workflow.units.values()
         ]
 
     assert snapshot(7) == snapshot(7)
@@ -303,12 +305,14 @@ def test_the_seeded_mix_has_every_kind_of_unit_and_tricky_names() -> None:
     t = sim.workflow.seconds(sim.clock.now())
     statuses = {
         (unit.kind, unit.status(t)["status"])
-        for unit in sim.workflow.units
+        for unit in sim.workflow.units.values()
         if unit.first_job_at <= t
     }
-    names = [unit.name for unit in sim.workflow.units]
+    names = [unit.name for unit in sim.workflow.units.values()]
     waiting_jobs = {
-        unit.route.steps[index].job for unit in sim.workflow.units for index in unit.waiting_jobs(t)
+        unit.route.steps[index].job
+        for unit in sim.workflow.units.values()
+        for index in unit.waiting_jobs(t)
     }
 
     assert {

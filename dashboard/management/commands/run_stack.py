@@ -22,6 +22,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+# The simulator's arrivals for the demo: a transfer every two minutes on average, and
+# about once an hour a burst of five more.
+DEMO_ARRIVALS_PER_HOUR = 30.0
+DEMO_ARRIVAL_BURST = 5
+
 
 def port_is_free(host: str, port: int) -> bool:
     """Whether a server could listen on host:port now (as gunicorn does, SO_REUSEADDR)."""
@@ -52,6 +57,19 @@ class Command(BaseCommand):
         )
         parser.add_argument("--units", type=int, default=60, help="simulator units")
         parser.add_argument("--packages", type=int, default=300, help="simulator packages")
+        # The demo never runs dry: new transfers keep arriving (tests leave them off).
+        parser.add_argument(
+            "--arrivals-per-hour",
+            type=float,
+            default=DEMO_ARRIVALS_PER_HOUR,
+            help=f"new transfers per hour in the simulator (default {DEMO_ARRIVALS_PER_HOUR:g})",
+        )
+        parser.add_argument(
+            "--arrival-burst",
+            type=int,
+            default=DEMO_ARRIVAL_BURST,
+            help=f"transfers arriving together about once an hour (default {DEMO_ARRIVAL_BURST})",
+        )
         parser.add_argument(
             "--check-ports",
             action="store_true",
@@ -105,6 +123,10 @@ class Command(BaseCommand):
                         str(options["units"]),
                         "--packages",
                         str(options["packages"]),
+                        "--arrivals-per-hour",
+                        str(options["arrivals_per_hour"]),
+                        "--arrival-burst",
+                        str(options["arrival_burst"]),
                     ],
                 )
             )
