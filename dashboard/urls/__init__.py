@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import include, path
 
 from dashboard.views import health
+from dashboard.views import processing_configs as processing_config_views
 
 app_name = "dashboard"
 
@@ -13,5 +14,14 @@ urlpatterns = [
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),
+    path(
+        "processing-configurations/",
+        processing_config_views.config_index,
+        name="processing-config-index",
+    ),
+    path(
+        "pipelines/<slug:slug>/processing-configurations/",
+        include("dashboard.urls.processing_configs"),
+    ),
     path("", include("dashboard.urls.units")),
 ]
