@@ -22,6 +22,7 @@ from dashboard.clients.workflow import (
     UnitKind,
     UnitStatus,
     UnitStatusValue,
+    ValidationResult,
     WaitingUnit,
     WorkflowNotFound,
     WorkflowResponseError,
@@ -225,6 +226,20 @@ class FakeWorkflowClient:
                 upstream_message=f'No such processing config "{name}".',
             )
         return ProcessingConfiguration.from_api(name, self.configs[name])
+
+    def validate_csv(self, validator: str, csv_text: str) -> ValidationResult:
+        from simulator.csv_validators import VALIDATORS  # the simulator's real rules
+
+        self._call("validate_csv", validator, csv_text)
+        if validator not in VALIDATORS:
+            raise WorkflowNotFound(
+                "not found",
+                service="workflow",
+                status=404,
+                upstream_message="Unknown validator. Accepted values: media_manifest,rights",
+            )
+        reason = VALIDATORS[validator](csv_text)
+        return ValidationResult(valid=reason is None, reason=reason)
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +20,7 @@ from dashboard.lib.pipelines import pipeline_get
 from dashboard.selectors.processing_configs import StoredConfig
 
 
+@extend_schema_serializer(component_name="ProcessingConfigDecision")
 class DecisionSerializer(serializers.Serializer):
     question = serializers.CharField()
     answer = serializers.CharField()
@@ -31,6 +32,7 @@ class DecisionSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_serializer(component_name="ProcessingConfig")
 class ConfigSerializer(serializers.Serializer):
     name = serializers.CharField()
     state = serializers.ChoiceField(
@@ -43,6 +45,7 @@ class ConfigSerializer(serializers.Serializer):
     decisions = DecisionSerializer(many=True)
 
 
+@extend_schema_serializer(component_name="ProcessingConfigDetail")
 class ConfigDetailSerializer(ConfigSerializer):
     xml = serializers.CharField(allow_null=True)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from dashboard.views import csv_validation as csv_views
 from dashboard.views import health
 from dashboard.views import processing_configs as processing_config_views
 
@@ -14,6 +15,7 @@ urlpatterns = [
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),
+    path("csv/validate/", csv_views.validate, name="csv-validate"),
     path(
         "processing-configurations/",
         processing_config_views.config_index,

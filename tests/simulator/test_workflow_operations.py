@@ -55,3 +55,57 @@ def test_an_unknown_configuration_is_stored_as_missing(client):
 
     assert stored is not None and stored.missing and stored.xml is None
     assert stored.error == 'No such processing config "nightly".'
+
+
+SAMPLES = {
+    "rights": (
+        "file,basis,status,start_date\nobjects/a.tif,copyright,copyrighted,2001-02-03\n",
+        "file,basis\nobjects/a.tif,whim\n",
+        "Row 2: basis must be one of copyright, statute, license, donor, policy, other.",
+    ),
+    "media_manifest": (
+        "Collection one,archivist@example.org\nTitle,Date Issued,File\nLetter,1921,a.mp4\n",
+        "Collection one,archivist@example.org\nTitle,File\nLetter,a.mp4\n",
+        "Missing required column(s): Date Issued.",
+    ),
+}
+
+
+@pytest.mark.parametrize("validator", sorted(SAMPLES))
+def test_csv_validation_records_each_validators_verdict_as_given(sim, settings, validator):
+    from dashboard.services import csv_validation
+    from tests.support.users import make_user
+
+    settings.LOOKOUT_PIPELINES = [
+        {
+            "slug": "default",
+            "name": "Sim",
+            "url": sim.workflow_url,
+            "user": sim.user,
+            "key": sim.key,
+        }
+    ]
+    user = make_user(f"csv-{validator}", "operator")
+    valid, invalid, reason = SAMPLES[validator]
+
+    good = csv_validation.csv_validate(
+        user=user,
+        pipeline="default",
+        validator=validator,
+        file_name="ok.csv",
+        text=valid,
+        idempotency_key=f"good-{validator}-" + "k" * 20,
+    )
+    bad = csv_validation.csv_validate(
+        user=user,
+        pipeline="default",
+        validator=validator,
+        file_name="bad.csv",
+        text=invalid,
+        idempotency_key=f"bad-{validator}-" + "k" * 20,
+    )
+
+    assert csv_validation.csv_verdict(good.entry) == csv_validation.Verdict(
+        True, csv_validation.VALID_MESSAGE
+    )
+    assert csv_validation.csv_verdict(bad.entry) == csv_validation.Verdict(False, reason)
