@@ -192,6 +192,10 @@ LOOKOUT_STORAGE = {
 LOOKOUT_WORKFLOW_POLL_INTERVAL = env_int("LOOKOUT_WORKFLOW_POLL_INTERVAL", 10, minimum=1)
 LOOKOUT_STORAGE_POLL_INTERVAL = env_int("LOOKOUT_STORAGE_POLL_INTERVAL", 60, minimum=5)
 LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1)
+# The largest CSV the validation page accepts; a bigger request is refused before its body
+# is read, and a file smaller than this is always held in memory (no temporary file).
+LOOKOUT_CSV_MAX_BYTES = env_int("LOOKOUT_CSV_MAX_BYTES", 1024 * 1024, minimum=1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = max(2_621_440, LOOKOUT_CSV_MAX_BYTES)
 LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 32, minimum=1)
 # New completed units whose details are fetched per cycle, so a first poll of a big
 # pipeline does not fire thousands of requests at once.

@@ -259,6 +259,7 @@ class AuditEntry(models.Model):
             ("reingest_package", "Can start a reingest"),
             ("manage_wall_links", "Can create and revoke wall-screen links"),
             ("view_audit", "Can read the audit log"),
+            ("validate_csv", "Can send CSV files to the workflow service's validators"),
         ]
 
     def __str__(self) -> str:

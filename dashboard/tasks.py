@@ -21,7 +21,9 @@ from kombu.exceptions import OperationalError as BrokerError
 from dashboard.clients.storage import StorageError
 from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.selectors import processing_configs as config_selectors
 from dashboard.services import alerts as alert_services
+from dashboard.services import processing_configs as config_services
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from dashboard.services.locks import task_lock
@@ -187,6 +189,19 @@ def fetch_location_listing(location_uuid: str, path_b64: str) -> str:
         return "fetched"
 
 
+# --- workflow: processing configurations ------------------------------------------
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_processing_config(pipeline: str, name: str) -> str:
+    """Fetch one processing configuration's XML into the cache for its page."""
+    with task_lock(f"processing-config:{pipeline}:{name}", ttl=LISTING_HARD_LIMIT) as acquired:
+        if not acquired:
+            return "skipped"
+        stored = config_services.processing_config_fetch(pipeline=pipeline, name=name)
+        return f"error: {stored['error']}" if stored["error"] else "fetched"
+
+
 # --- queueing, for views and the API ------------------------------------------------
 
 # Seconds between two jobs-refresh tasks queued because someone opened a unit page.
@@ -274,3 +289,28 @@ def fixity_check_enqueue(check_id: int) -> None:
         storage_services.fixity_check_fail(
             check_id=check_id, reason=f"The check could not be queued: {exc}"
         )
+
+
+def processing_config_enqueue(pipeline: str, name: str) -> bool:
+    """Queue a fetch of one processing configuration unless one is under way."""
+    if not config_services.processing_config_request(pipeline=pipeline, name=name):
+        return False
+    try:
+        fetch_processing_config.delay(pipeline, name)
+    except (BrokerError, OSError) as exc:
+        log.warning("could not queue processing configuration %s of %s: %s", name, pipeline, exc)
+        config_services.processing_config_request_dropped(pipeline=pipeline, name=name)
+        return False
+    return True
+
+
+def processing_config_shown(
+    pipeline: str, name: str, *, refresh: bool = False
+) -> tuple[config_selectors.StoredConfig | None, bool]:
+    """The stored configuration for a page or the API, and whether a fetch is under way;
+    one is queued when none is stored, it is stale, or `refresh` asks for it."""
+    stored = config_selectors.processing_config_get(pipeline=pipeline, name=name)
+    queued = False
+    if refresh or stored is None or stored.stale:
+        queued = processing_config_enqueue(pipeline, name)
+    return stored, stored is None or stored.refreshing or queued

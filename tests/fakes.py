@@ -14,6 +14,7 @@ from dashboard.clients.workflow import (
     ApprovalResult,
     Job,
     JobStatus,
+    ProcessingConfiguration,
     StartTransferResult,
     TaskSummary,
     TransferType,
@@ -21,6 +22,7 @@ from dashboard.clients.workflow import (
     UnitKind,
     UnitStatus,
     UnitStatusValue,
+    ValidationResult,
     WaitingUnit,
     WorkflowNotFound,
     WorkflowResponseError,
@@ -51,6 +53,8 @@ class FakeWorkflowClient:
     # How the package endpoint answers: None works; else the error it raises.
     package_error: Exception | None = None
     started: int = 0
+    # Processing configuration XML by name (unknown names answer 404 as the service does).
+    configs: dict[str, str] = field(default_factory=dict)
 
     def add(self, unit: FakeUnit) -> FakeUnit:
         self.units[unit.uuid] = unit
@@ -211,6 +215,31 @@ class FakeWorkflowClient:
     def _new_transfer(self, name: str, **fields: Any) -> FakeUnit:
         self.started += 1
         return self.add(FakeUnit(uuid_for(900 + self.started), name=name, **fields))
+
+    def get_processing_configuration(self, name: str) -> ProcessingConfiguration:
+        self._call("get_processing_configuration", name)
+        if name not in self.configs:
+            raise WorkflowNotFound(
+                "not found",
+                service="workflow",
+                status=404,
+                upstream_message=f'No such processing config "{name}".',
+            )
+        return ProcessingConfiguration.from_api(name, self.configs[name])
+
+    def validate_csv(self, validator: str, csv_text: str) -> ValidationResult:
+        from simulator.csv_validators import VALIDATORS  # the simulator's real rules
+
+        self._call("validate_csv", validator, csv_text)
+        if validator not in VALIDATORS:
+            raise WorkflowNotFound(
+                "not found",
+                service="workflow",
+                status=404,
+                upstream_message="Unknown validator. Accepted values: media_manifest,rights",
+            )
+        reason = VALIDATORS[validator](csv_text)
+        return ValidationResult(valid=reason is None, reason=reason)
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

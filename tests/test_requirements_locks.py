@@ -29,6 +29,7 @@ TEST_TOOLS = {
     "djangorestframework-stubs",
     "celery-types",
     "types-requests",
+    "types-defusedxml",
     "import-linter",
     "pip-tools",
     "hypothesis",

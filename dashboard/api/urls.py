@@ -4,6 +4,8 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import analytics as analytics_apis
+from dashboard.api import csv_validation as csv_apis
+from dashboard.api import processing_configs as config_apis
 from dashboard.api import storage as storage_apis
 from dashboard.api import summary as summary_apis
 from dashboard.api import transfers as transfer_apis
@@ -25,4 +27,15 @@ urlpatterns = [
     path("packages/", storage_apis.PackageListApi.as_view(), name="package-list"),
     path("packages/<uuid:uuid>/", storage_apis.PackageDetailApi.as_view(), name="package-detail"),
     path("transfers/", transfer_apis.StartTransferApi.as_view(), name="transfer-start"),
+    path("csv-validations/", csv_apis.CsvValidationApi.as_view(), name="csv-validate"),
+    path(
+        "pipelines/<slug:slug>/processing-configurations/",
+        config_apis.ProcessingConfigListApi.as_view(),
+        name="processing-config-list",
+    ),
+    path(
+        "pipelines/<slug:slug>/processing-configurations/<str:name>/",
+        config_apis.ProcessingConfigDetailApi.as_view(),
+        name="processing-config-detail",
+    ),
 ]

@@ -32,6 +32,8 @@ from enum import StrEnum
 from typing import Any
 
 import requests
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
 
 from dashboard.clients.base import (
     DEFAULT_TIMEOUT,
@@ -332,12 +334,16 @@ class ProcessingConfiguration:
 
     @classmethod
     def from_api(cls, name: str, xml: str) -> ProcessingConfiguration:
-        # Keep comments: they label the choices.
-        parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+        # Keep comments: they label the choices. defusedxml refuses entity declarations
+        # and external references (billion laughs, external entities) from upstream.
+        parser = DefusedXMLParser(target=ET.TreeBuilder(insert_comments=True))
         try:
-            root = ET.fromstring(xml, parser=parser)
+            parser.feed(xml)
+            root = parser.close()
         except ET.ParseError as exc:
             raise MalformedPayload(f"processing configuration is not XML: {exc}") from None
+        except DefusedXmlException as exc:
+            raise MalformedPayload(f"processing configuration refused: {exc}") from None
         if root.tag != "processingMCP":
             raise MalformedPayload(f"unexpected root element {root.tag!r}")
         choices: list[PreconfiguredChoice] = []

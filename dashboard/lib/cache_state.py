@@ -1,4 +1,5 @@
-"""What Lookout keeps only in Django's cache: directory listings, and their key names.
+"""What Lookout keeps only in Django's cache: directory listings, processing
+configurations, and their key names.
 
 A directory listing can be fetched again from upstream at any time, and is, when
 someone opens the directory. Everything else Lookout knows (units, jobs, freshness,
@@ -36,3 +37,17 @@ def listing_key(location_uuid: str, path: bytes) -> str:
 
 def listing_request_key(location_uuid: str, path: bytes) -> str:
     return f"storage:listing-requested:{listing_id(location_uuid, path)}"
+
+
+# A processing configuration's XML is the workflow service's: fetched by a task when its
+# page is opened, kept here with its fetch time (an evicted one is fetched again).
+PROCESSING_CONFIG_TTL = 24 * 3600
+PROCESSING_CONFIG_REQUEST_TTL = 120
+
+
+def processing_config_key(pipeline: str, name: str) -> str:
+    return f"workflow:processing-config:{pipeline}:{name}"
+
+
+def processing_config_request_key(pipeline: str, name: str) -> str:
+    return f"workflow:processing-config-requested:{pipeline}:{name}"

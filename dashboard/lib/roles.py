@@ -25,6 +25,7 @@ OPERATOR_PERMISSIONS = (
     "dashboard.operate_packages",
     "dashboard.request_package_deletion",
     "dashboard.reingest_package",
+    "dashboard.validate_csv",
     "dashboard.view_audit",
     "dashboard.silence_alerts",
 )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from dashboard.views import csv_validation as csv_views
 from dashboard.views import health, metrics
+from dashboard.views import processing_configs as processing_config_views
 
 app_name = "dashboard"
 
@@ -15,5 +17,15 @@ urlpatterns = [
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),
+    path("csv/validate/", csv_views.validate, name="csv-validate"),
+    path(
+        "processing-configurations/",
+        processing_config_views.config_index,
+        name="processing-config-index",
+    ),
+    path(
+        "pipelines/<slug:slug>/processing-configurations/",
+        include("dashboard.urls.processing_configs"),
+    ),
     path("", include("dashboard.urls.units")),
 ]

@@ -640,6 +640,26 @@ def test_a_processing_configuration_that_is_not_xml_is_a_response_error(mocked, 
         workflow.get_processing_configuration("default")
 
 
+BOMB_XML = """<?xml version="1.0"?>
+<!DOCTYPE processingMCP [
+  <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">
+  <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+]>
+<processingMCP><preconfiguredChoices><!-- &b; --></preconfiguredChoices></processingMCP>
+"""
+
+
+def test_a_processing_configuration_declaring_entities_is_refused(mocked, workflow):
+    mocked.get(
+        f"{WORKFLOW_URL}/api/processing-configuration/default/",
+        body=BOMB_XML,
+        content_type="text/xml",
+    )
+
+    with pytest.raises(WorkflowResponseError, match="refused"):
+        workflow.get_processing_configuration("default")
+
+
 def test_it_lists_processing_configuration_names(mocked, workflow):
     mocked.get(
         f"{WORKFLOW_URL}/api/processing-configuration/",
