@@ -309,9 +309,21 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
         }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Wall-screen tokens out of every line that passes the handler, whoever logged it.
+    "filters": {"wall_tokens": {"()": "dashboard.lib.log_filters.WallTokenFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["wall_tokens"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"urllib3": {"level": "WARNING"}},
+    "loggers": {
+        "urllib3": {"level": "WARNING"},
+        # runserver's request lines, through the same filtered handler (not Django's own).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # Outside production, serve static files straight from the source folders (no collectstatic).
