@@ -25,6 +25,7 @@ from config.env import (
     env_url,
 )
 from config.pipelines import load_pipelines
+from config.secret_key import generated_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LOOKOUT_VAR_DIR", str(BASE_DIR / "var")))
@@ -38,8 +39,13 @@ LOOKOUT_PRODUCTION = env_bool("LOOKOUT_PRODUCTION", False)
 SECRET_KEY = env_secret("SECRET_KEY", "")
 if not SECRET_KEY:
     if LOOKOUT_PRODUCTION:
-        raise ImproperlyConfigured("SECRET_KEY must be set when LOOKOUT_PRODUCTION is true")
-    SECRET_KEY = "insecure-development-key-only-for-the-embedded-default"
+        raise ImproperlyConfigured(
+            "SECRET_KEY (or SECRET_KEY_FILE) must be set when LOOKOUT_PRODUCTION is true: "
+            "web, worker and beat must share one key that outlives the container. Make one "
+            'with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
+    # Made on first start, mode 0600, reused after: no two installs share a key.
+    SECRET_KEY = generated_secret_key(VAR_DIR)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -226,6 +232,18 @@ LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", "http://127.0.0.1:8000")
 LOOKOUT_WALL_REFRESH_SECONDS = env_float("LOOKOUT_WALL_REFRESH_SECONDS", 10.0, minimum=1)
 
 # --- Auth, API ------------------------------------------------------------
+# Mail: only with EMAIL_HOST set does Lookout offer password reset (otherwise its URLs
+# answer 404 and the login page does not mention it).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
+LOOKOUT_PASSWORD_RESET = bool(EMAIL_HOST)
+if not LOOKOUT_PASSWORD_RESET:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -292,7 +310,11 @@ if LOOKOUT_PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
+    # Preloading is a promise to browser makers that is slow to take back, so it is the
+    # operator's choice. Off, Django's deploy check would say so (W021) on every run.
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from datetime import timedelta
@@ -289,6 +290,66 @@ def test_secrets_can_come_from_files(load_settings, tmp_path):
     assert settings.SECRET_KEY == "s" * 60
     assert settings.LOOKOUT_PIPELINES[0]["key"] == "wf-key"
     assert settings.LOOKOUT_STORAGE["key"] == "st-key"
+
+
+def test_the_settings_offer_password_reset_only_with_an_email_host(load_settings):
+    assert load_settings().LOOKOUT_PASSWORD_RESET is False
+    with_mail = load_settings(EMAIL_HOST="smtp.example.org")
+    assert with_mail.LOOKOUT_PASSWORD_RESET is True
+    assert with_mail.EMAIL_HOST == "smtp.example.org"
+
+
+def test_without_a_secret_key_one_is_made_on_first_start_private_and_kept(load_settings, tmp_path):
+    first = load_settings().SECRET_KEY
+    key_file = tmp_path / "var" / "secret_key"
+
+    assert len(first) >= 50
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert key_file.read_text().strip() == first
+    again = load_settings().SECRET_KEY  # the next start
+    assert again == first
+    assert "insecure" not in first
+
+
+def test_two_installs_never_share_a_generated_key(clean_env, tmp_path):
+    from config.secret_key import generated_secret_key
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    assert generated_secret_key(tmp_path / "a") != generated_secret_key(tmp_path / "b")
+
+
+def test_a_generated_key_readable_by_others_is_made_private_again(load_settings, tmp_path):
+    first = load_settings().SECRET_KEY
+    key_file = tmp_path / "var" / "secret_key"
+    key_file.chmod(0o644)
+
+    again = load_settings().SECRET_KEY
+    assert again == first
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+
+def test_a_given_secret_key_writes_no_key_file(load_settings, tmp_path):
+    assert load_settings(SECRET_KEY="k" * 60).SECRET_KEY == "k" * 60
+    assert not (tmp_path / "var" / "secret_key").exists()
+
+
+def test_production_without_a_secret_key_stops_with_a_clear_message(tmp_path):
+    result = run_check(tmp_path, LOOKOUT_PRODUCTION="true")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY (or SECRET_KEY_FILE) must be set when LOOKOUT_PRODUCTION is true" in (
+        last_line(result.stderr)
+    )
+    assert not (tmp_path / "var" / "secret_key").exists()
+
+
+def test_hsts_preload_is_off_unless_asked_for(load_settings):
+    production = {"LOOKOUT_PRODUCTION": "true", "SECRET_KEY": "k" * 60}
+
+    assert load_settings(**production).SECURE_HSTS_PRELOAD is False
+    assert load_settings(**production, SECURE_HSTS_PRELOAD="true").SECURE_HSTS_PRELOAD is True
 
 
 def test_production_turns_on_https_only_cookies_hsts_and_hashed_static_files(load_settings):
