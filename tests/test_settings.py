@@ -345,6 +345,19 @@ def test_production_without_a_secret_key_stops_with_a_clear_message(tmp_path):
     assert not (tmp_path / "var" / "secret_key").exists()
 
 
+def test_the_csp_is_enforced_unless_report_only_is_asked_for(load_settings):
+    enforced = load_settings()
+    report_only = load_settings(
+        LOOKOUT_CSP_REPORT_ONLY="true", LOOKOUT_CSP_REPORT_URI="https://csp.example.org/r"
+    )
+
+    assert enforced.CONTENT_SECURITY_POLICY["DIRECTIVES"]["script-src"] == ["'self'"]
+    assert not hasattr(enforced, "CONTENT_SECURITY_POLICY_REPORT_ONLY")
+    assert not hasattr(report_only, "CONTENT_SECURITY_POLICY")
+    directives = report_only.CONTENT_SECURITY_POLICY_REPORT_ONLY["DIRECTIVES"]
+    assert directives["report-uri"] == ["https://csp.example.org/r"]
+
+
 def test_hsts_preload_is_off_unless_asked_for(load_settings):
     production = {"LOOKOUT_PRODUCTION": "true", "SECRET_KEY": "k" * 60}
 

@@ -225,8 +225,10 @@ def test_it_updates_itself_without_reloading(live_server, open_page, settings, t
 
     seeding.save_units([seeding.unit(now=now, name=f"n{n}") for n in range(7)])
 
+    # A function, not an expression: Playwright would eval an expression, which the
+    # page's CSP refuses.
     page.wait_for_function(
-        "document.querySelector('[data-metric=\"in-progress\"] .metric-value')"
+        "() => document.querySelector('[data-metric=\"in-progress\"] .metric-value')"
         ".textContent.trim() === '7'"
     )
     assert page.evaluate("window.loadedOnce") is True
@@ -288,7 +290,8 @@ def test_the_notice_counts_the_minutes_while_the_connection_stays_down(
     # Pretend the last good refresh was 7 minutes ago; the next failure re-reads it.
     page.evaluate("Date.now = ((real) => () => real() + 7 * 60 * 1000)(Date.now)")
     page.wait_for_function(
-        "document.getElementById('wall-connection').textContent.includes('(updated 7 min ago)')"
+        "() => document.getElementById('wall-connection').textContent"
+        ".includes('(updated 7 min ago)')"
     )
 
 
