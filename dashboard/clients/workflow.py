@@ -56,6 +56,7 @@ from dashboard.clients.base import (
     response_text,
     to_int,
 )
+from dashboard.lib.safe_xml import UnsafeXml, parse_untrusted
 
 # --- errors
 
@@ -332,10 +333,13 @@ class ProcessingConfiguration:
 
     @classmethod
     def from_api(cls, name: str, xml: str) -> ProcessingConfiguration:
-        # Keep comments: they label the choices.
-        parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+        # Keep comments: they label the choices. defusedxml refuses entities (logged).
         try:
-            root = ET.fromstring(xml, parser=parser)
+            root = parse_untrusted(
+                xml, source=f"processing configuration {name!r}", keep_comments=True
+            )
+        except UnsafeXml as exc:
+            raise MalformedPayload(f"processing configuration {exc}") from None
         except ET.ParseError as exc:
             raise MalformedPayload(f"processing configuration is not XML: {exc}") from None
         if root.tag != "processingMCP":
