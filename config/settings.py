@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "csp",
     "template_partials",
+    "axes",
     "dashboard",
 ]
 
@@ -77,6 +78,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -244,6 +247,25 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
 LOOKOUT_PASSWORD_RESET = bool(EMAIL_HOST)
 if not LOOKOUT_PASSWORD_RESET:
     EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+
+# Login throttling (django-axes): after LOOKOUT_LOGIN_FAILURE_LIMIT failed logins for one
+# user name, or from one address, that login is locked for LOOKOUT_LOGIN_LOCKOUT_MINUTES
+# (a failure during the lock starts it again). The lock page says so (429), the lock is
+# written to the audit log, and an admin lifts it by deleting the access attempt in
+# /admin/axes/accessattempt/ (also audit-logged) or with `manage.py axes_reset_username`.
+# Behind reverse proxies, LOOKOUT_TRUSTED_PROXY_COUNT says how many append to
+# X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOOKOUT_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOOKOUT_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
+AXES_CLIENT_IP_CALLABLE = "dashboard.lib.client_ip.client_ip"
+LOOKOUT_TRUSTED_PROXY_COUNT = env_int("LOOKOUT_TRUSTED_PROXY_COUNT", 0, minimum=0)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
