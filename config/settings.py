@@ -25,6 +25,7 @@ from config.env import (
     env_url,
 )
 from config.pipelines import load_pipelines
+from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
 from config.secret_key import generated_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -75,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "dashboard.middleware.SessionTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -123,16 +125,27 @@ REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, not {REDIS_URL!r}")
 CACHE_KEY_PREFIX = "dashboard"
+# Cache, broker and results never share a Redis database (config/redis_urls.py): the
+# cache on REDIS_URL's database n, the broker on n+1, results (none are kept today) on
+# n+2. Where one database is all there is, key prefixes keep them apart instead.
+LOOKOUT_REDIS_SEPARATE_DATABASES = env_bool("LOOKOUT_REDIS_SEPARATE_DATABASES", True)
 if REDIS_URL:
+    if LOOKOUT_REDIS_SEPARATE_DATABASES:
+        _redis_cache_url = redis_database_url(REDIS_URL, CACHE)
+        CELERY_BROKER_URL = redis_database_url(REDIS_URL, BROKER)
+        LOOKOUT_REDIS_RESULTS_URL = redis_database_url(REDIS_URL, RESULTS)
+    else:
+        _redis_cache_url = CELERY_BROKER_URL = LOOKOUT_REDIS_RESULTS_URL = REDIS_URL
+        CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"global_keyprefix": "lookout-broker:"}
+        CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "lookout-results:"}
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": _redis_cache_url,
             "KEY_PREFIX": CACHE_KEY_PREFIX,
             "TIMEOUT": 7 * 24 * 3600,
         }
     }
-    CELERY_BROKER_URL = REDIS_URL
 else:
     CACHES = {
         "default": {
@@ -321,7 +334,12 @@ STORAGES = {
 }
 
 # --- Security: secure by default, relaxed only for plain-HTTP local use --------
+# A login lasts LOOKOUT_SESSION_MAX_HOURS at most, and ends after
+# LOOKOUT_SESSION_IDLE_MINUTES without a page load or form (dashboard/middleware.py).
+SESSION_COOKIE_AGE = env_int("LOOKOUT_SESSION_MAX_HOURS", 12, minimum=1) * 3600
+LOOKOUT_SESSION_IDLE_MINUTES = env_int("LOOKOUT_SESSION_IDLE_MINUTES", 60, minimum=1)
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -223,8 +223,41 @@ def test_redis_url_switches_the_cache_and_the_broker_to_redis(load_settings):
     settings = load_settings(REDIS_URL="redis://cache.internal:6379/2")
     assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert settings.CACHES["default"]["LOCATION"] == "redis://cache.internal:6379/2"
-    assert settings.CELERY_BROKER_URL == "redis://cache.internal:6379/2"
+    assert settings.CELERY_BROKER_URL == "redis://cache.internal:6379/3"  # its own database
+    assert settings.LOOKOUT_REDIS_RESULTS_URL == "redis://cache.internal:6379/4"
     assert not hasattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS")
+
+
+def test_redis_databases_default_to_zero_and_keep_a_password_and_a_socket_query(load_settings):
+    plain = load_settings(REDIS_URL="redis://:pw@cache.internal:6379")
+    socket = load_settings(REDIS_URL="unix:///run/redis.sock?db=5")
+
+    assert plain.CACHES["default"]["LOCATION"] == "redis://:pw@cache.internal:6379/0"
+    assert plain.CELERY_BROKER_URL == "redis://:pw@cache.internal:6379/1"
+    assert socket.CELERY_BROKER_URL == "unix:///run/redis.sock?db=6"
+
+
+def test_one_redis_database_is_shared_with_key_prefixes_when_asked(load_settings):
+    settings = load_settings(
+        REDIS_URL="redis://cache.internal:6379/0", LOOKOUT_REDIS_SEPARATE_DATABASES="false"
+    )
+
+    assert settings.CACHES["default"]["LOCATION"] == settings.CELERY_BROKER_URL
+    assert settings.CACHES["default"]["KEY_PREFIX"] == "dashboard"
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS == {"global_keyprefix": "lookout-broker:"}
+
+
+def test_a_redis_database_without_room_for_the_broker_stops_loading(load_settings):
+    with pytest.raises(ImproperlyConfigured, match="REDIS_URL"):
+        load_settings(REDIS_URL="redis://cache.internal:6379/14")
+
+
+def test_session_lifetime_and_idle_timeout_come_from_the_environment(load_settings):
+    default = load_settings()
+    custom = load_settings(LOOKOUT_SESSION_MAX_HOURS="2", LOOKOUT_SESSION_IDLE_MINUTES="10")
+
+    assert (default.SESSION_COOKIE_AGE, default.LOOKOUT_SESSION_IDLE_MINUTES) == (12 * 3600, 60)
+    assert (custom.SESSION_COOKIE_AGE, custom.LOOKOUT_SESSION_IDLE_MINUTES) == (7200, 10)
 
 
 def test_database_url_selects_postgres(load_settings):
