@@ -165,7 +165,7 @@ class UnitStatus:
         data = require_mapping(data, "unit status")
         unit_kind = kind if kind is not None else _unit_kind(data.get("type"))
         raw_status = data.get("status")
-        if raw_status not in UnitStatusValue.__members__:
+        if not isinstance(raw_status, str) or raw_status not in UnitStatusValue.__members__:
             raise MalformedPayload(f"unknown unit status {raw_status!r}")
         status = UnitStatusValue(raw_status)
         microservice = read_optional_str(data, "microservice") or read_optional_str(
@@ -295,7 +295,11 @@ class Job:
     def from_api(cls, data: Any) -> Job:
         data = require_mapping(data, "job")
         raw_status = data.get("status")
-        status = JobStatus(raw_status) if raw_status in JobStatus.__members__ else JobStatus.UNKNOWN
+        status = (
+            JobStatus(raw_status)
+            if isinstance(raw_status, str) and raw_status in JobStatus.__members__
+            else JobStatus.UNKNOWN
+        )
         tasks: list[TaskSummary | Task] = []
         for item in require_list(data.get("tasks") or [], "'tasks'"):
             item = require_mapping(item, "task")
