@@ -140,10 +140,14 @@ if REDIS_URL:
         CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "lookout-results:"}
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, but an unreachable Redis reads as an empty cache
+            # (config/cache.py): pages answer from the database through an outage.
+            "BACKEND": "config.cache.ResilientRedisCache",
             "LOCATION": _redis_cache_url,
             "KEY_PREFIX": CACHE_KEY_PREFIX,
             "TIMEOUT": 7 * 24 * 3600,
+            # A Redis that hangs instead of refusing must not hang the pages with it.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
         }
     }
 else:

@@ -221,7 +221,7 @@ def test_no_environment_gives_the_embedded_default(load_settings, tmp_path):
 
 def test_redis_url_switches_the_cache_and_the_broker_to_redis(load_settings):
     settings = load_settings(REDIS_URL="redis://cache.internal:6379/2")
-    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert settings.CACHES["default"]["BACKEND"] == "config.cache.ResilientRedisCache"
     assert settings.CACHES["default"]["LOCATION"] == "redis://cache.internal:6379/2"
     assert settings.CELERY_BROKER_URL == "redis://cache.internal:6379/3"  # its own database
     assert settings.LOOKOUT_REDIS_RESULTS_URL == "redis://cache.internal:6379/4"
