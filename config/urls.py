@@ -46,25 +46,18 @@ account_urls = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path(
-        "password_reset/",
-        _needs_mail(auth_views.PasswordResetView.as_view()),
-        name="password_reset",
-    ),
-    path(
-        "password_reset/done/",
-        _needs_mail(auth_views.PasswordResetDoneView.as_view()),
-        name="password_reset_done",
-    ),
-    path(
-        "reset/<uidb64>/<token>/",
-        _needs_mail(auth_views.PasswordResetConfirmView.as_view()),
-        name="password_reset_confirm",
-    ),
-    path(
-        "reset/done/",
-        _needs_mail(auth_views.PasswordResetCompleteView.as_view()),
-        name="password_reset_complete",
+    *(
+        path(route, _needs_mail(view.as_view()), name=name)
+        for route, view, name in (
+            ("password_reset/", auth_views.PasswordResetView, "password_reset"),
+            ("password_reset/done/", auth_views.PasswordResetDoneView, "password_reset_done"),
+            (
+                "reset/<uidb64>/<token>/",
+                auth_views.PasswordResetConfirmView,
+                "password_reset_confirm",
+            ),
+            ("reset/done/", auth_views.PasswordResetCompleteView, "password_reset_complete"),
+        )
     ),
 ]
 

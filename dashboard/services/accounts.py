@@ -73,27 +73,38 @@ def _record(
     )
 
 
-def login_lock_audit(*, username: str, ip_address: str) -> AuditEntry:
-    """A login was locked after too many failures (django-axes' user_locked_out)."""
+def _login_audit(
+    *, action: str, what: str, actor: Actor | None, username: str, ip_address: str
+) -> AuditEntry:
     return _record(
-        action="login_locked",
-        actor=None,
+        action=action,
+        actor=actor,
         target_kind="login",
         target=username or ip_address,
-        label=f"Login locked: user {username or '(none)'} from {ip_address or '(unknown)'}",
+        label=f"{what}: user {username or '(none)'} from {ip_address or '(unknown)'}",
         parameters={"username": username, "ip_address": ip_address},
+    )
+
+
+def login_lock_audit(*, username: str, ip_address: str) -> AuditEntry:
+    """A login was locked after too many failures (django-axes' user_locked_out)."""
+    return _login_audit(
+        action="login_locked",
+        what="Login locked",
+        actor=None,
+        username=username,
+        ip_address=ip_address,
     )
 
 
 def login_lock_lift_audit(*, actor: Actor | None, username: str, ip_address: str) -> AuditEntry:
     """An admin lifted a login lock."""
-    return _record(
+    return _login_audit(
         action="login_unlocked",
+        what="Login lock lifted",
         actor=actor,
-        target_kind="login",
-        target=username or ip_address,
-        label=f"Login lock lifted: user {username or '(none)'} from {ip_address or '(unknown)'}",
-        parameters={"username": username, "ip_address": ip_address},
+        username=username,
+        ip_address=ip_address,
     )
 
 
