@@ -34,4 +34,4 @@ EXPOSE 8000
 # Worker counts live in GUNICORN_CMD_ARGS so .env can change them: gunicorn lets flags
 # on the command line win over that variable. A TLS-terminating proxy sits in front.
 ENV GUNICORN_CMD_ARGS="--workers 2 --threads 4"
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--worker-tmp-dir", "/dev/shm", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi", "--config", "python:config.gunicorn", "--bind", "0.0.0.0:8000", "--worker-tmp-dir", "/dev/shm"]

@@ -56,6 +56,7 @@ lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/audit-dependencies.py
 
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py

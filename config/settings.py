@@ -25,6 +25,8 @@ from config.env import (
     env_url,
 )
 from config.pipelines import load_pipelines
+from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
+from config.secret_key import generated_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LOOKOUT_VAR_DIR", str(BASE_DIR / "var")))
@@ -38,8 +40,13 @@ LOOKOUT_PRODUCTION = env_bool("LOOKOUT_PRODUCTION", False)
 SECRET_KEY = env_secret("SECRET_KEY", "")
 if not SECRET_KEY:
     if LOOKOUT_PRODUCTION:
-        raise ImproperlyConfigured("SECRET_KEY must be set when LOOKOUT_PRODUCTION is true")
-    SECRET_KEY = "insecure-development-key-only-for-the-embedded-default"
+        raise ImproperlyConfigured(
+            "SECRET_KEY (or SECRET_KEY_FILE) must be set when LOOKOUT_PRODUCTION is true: "
+            "web, worker and beat must share one key that outlives the container. Make one "
+            'with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
+    # Made on first start, mode 0600, reused after: no two installs share a key.
+    SECRET_KEY = generated_secret_key(VAR_DIR)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -55,21 +62,26 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "django_htmx",
+    "csp",
     "template_partials",
+    "axes",
     "dashboard",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "dashboard.middleware.ContentSecurityPolicyMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "dashboard.middleware.SessionTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -113,16 +125,31 @@ REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, not {REDIS_URL!r}")
 CACHE_KEY_PREFIX = "dashboard"
+# Cache, broker and results never share a Redis database (config/redis_urls.py): the
+# cache on REDIS_URL's database n, the broker on n+1, results (none are kept today) on
+# n+2. Where one database is all there is, key prefixes keep them apart instead.
+LOOKOUT_REDIS_SEPARATE_DATABASES = env_bool("LOOKOUT_REDIS_SEPARATE_DATABASES", True)
 if REDIS_URL:
+    if LOOKOUT_REDIS_SEPARATE_DATABASES:
+        _redis_cache_url = redis_database_url(REDIS_URL, CACHE)
+        CELERY_BROKER_URL = redis_database_url(REDIS_URL, BROKER)
+        LOOKOUT_REDIS_RESULTS_URL = redis_database_url(REDIS_URL, RESULTS)
+    else:
+        _redis_cache_url = CELERY_BROKER_URL = LOOKOUT_REDIS_RESULTS_URL = REDIS_URL
+        CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"global_keyprefix": "lookout-broker:"}
+        CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "lookout-results:"}
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            # Django's Redis cache, but an unreachable Redis reads as an empty cache
+            # (config/cache.py): pages answer from the database through an outage.
+            "BACKEND": "config.cache.ResilientRedisCache",
+            "LOCATION": _redis_cache_url,
             "KEY_PREFIX": CACHE_KEY_PREFIX,
             "TIMEOUT": 7 * 24 * 3600,
+            # A Redis that hangs instead of refusing must not hang the pages with it.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
         }
     }
-    CELERY_BROKER_URL = REDIS_URL
 else:
     CACHES = {
         "default": {
@@ -258,6 +285,37 @@ LOOKOUT_WEBHOOK_TIMEOUT = env_float("LOOKOUT_WEBHOOK_TIMEOUT", 10.0, minimum=0.1
 LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 
 # --- Auth, API ------------------------------------------------------------
+# Mail: only with EMAIL_HOST set does Lookout offer password reset (otherwise its URLs
+# answer 404 and the login page does not mention it).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
+LOOKOUT_PASSWORD_RESET = bool(EMAIL_HOST)
+if not LOOKOUT_PASSWORD_RESET:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+
+# Login throttling (django-axes): after LOOKOUT_LOGIN_FAILURE_LIMIT failed logins for one
+# user name, or from one address, that login is locked for LOOKOUT_LOGIN_LOCKOUT_MINUTES
+# (a failure during the lock starts it again). The lock page says so (429), the lock is
+# written to the audit log, and an admin lifts it by deleting the access attempt in
+# /admin/axes/accessattempt/ (also audit-logged) or with `manage.py axes_reset_username`.
+# Behind reverse proxies, LOOKOUT_TRUSTED_PROXY_COUNT says how many append to
+# X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOOKOUT_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOOKOUT_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
+AXES_CLIENT_IP_CALLABLE = "dashboard.lib.client_ip.client_ip"
+LOOKOUT_TRUSTED_PROXY_COUNT = env_int("LOOKOUT_TRUSTED_PROXY_COUNT", 0, minimum=0)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -314,7 +372,12 @@ STORAGES = {
 }
 
 # --- Security: secure by default, relaxed only for plain-HTTP local use --------
+# A login lasts LOOKOUT_SESSION_MAX_HOURS at most, and ends after
+# LOOKOUT_SESSION_IDLE_MINUTES without a page load or form (dashboard/middleware.py).
+SESSION_COOKIE_AGE = env_int("LOOKOUT_SESSION_MAX_HOURS", 12, minimum=1) * 3600
+LOOKOUT_SESSION_IDLE_MINUTES = env_int("LOOKOUT_SESSION_IDLE_MINUTES", 60, minimum=1)
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -326,7 +389,36 @@ if LOOKOUT_PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
+    # Preloading is a promise to browser makers that is slow to take back, so it is the
+    # operator's choice. Off, Django's deploy check would say so (W021) on every run.
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Content-Security-Policy (django-csp). Everything from Lookout's own origin; no inline
+# script or style and no eval anywhere: live regions poll with plain htmx triggers and
+# static/dashboard/js/live.js pauses them while the page is hidden, and htmx runs with
+# allowEval off. LOOKOUT_CSP_REPORT_ONLY=true sends the same policy as report-only (to
+# try a change); LOOKOUT_CSP_REPORT_URI names where browsers report violations.
+_CSP_DIRECTIVES: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+LOOKOUT_CSP_REPORT_URI = env_str("LOOKOUT_CSP_REPORT_URI", "")
+if LOOKOUT_CSP_REPORT_URI:
+    _CSP_DIRECTIVES["report-uri"] = [LOOKOUT_CSP_REPORT_URI]
+LOOKOUT_CSP_REPORT_ONLY = env_bool("LOOKOUT_CSP_REPORT_ONLY", False)
+if LOOKOUT_CSP_REPORT_ONLY:
+    CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": _CSP_DIRECTIVES}
+else:
+    CONTENT_SECURITY_POLICY = {"DIRECTIVES": _CSP_DIRECTIVES}
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
@@ -343,9 +435,21 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
         }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Wall-screen tokens out of every line that passes the handler, whoever logged it.
+    "filters": {"wall_tokens": {"()": "dashboard.lib.log_filters.WallTokenFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["wall_tokens"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"urllib3": {"level": "WARNING"}},
+    "loggers": {
+        "urllib3": {"level": "WARNING"},
+        # runserver's request lines, through the same filtered handler (not Django's own).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # Outside production, serve static files straight from the source folders (no collectstatic).

@@ -1,11 +1,69 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
+
+
+def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Password reset sends mail: without EMAIL_HOST its pages do not exist."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not settings.LOOKOUT_PASSWORD_RESET:
+            raise Http404("Password reset needs e-mail, which is not configured")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page; it offers password reset only when mail is configured."""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
+        return context
+
+
+# django.contrib.auth.urls, with the reset pages behind the mail setting.
+account_urls = [
+    path("login/", LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "password_change/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    *(
+        path(route, _needs_mail(view.as_view()), name=name)
+        for route, view, name in (
+            ("password_reset/", auth_views.PasswordResetView, "password_reset"),
+            ("password_reset/done/", auth_views.PasswordResetDoneView, "password_reset_done"),
+            (
+                "reset/<uidb64>/<token>/",
+                auth_views.PasswordResetConfirmView,
+                "password_reset_confirm",
+            ),
+            ("reset/done/", auth_views.PasswordResetCompleteView, "password_reset_complete"),
+        )
+    ),
+]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(account_urls)),
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]

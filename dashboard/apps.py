@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
 from django.db.models.signals import m2m_changed, post_migrate
 
@@ -9,6 +11,7 @@ class DashboardConfig(AppConfig):
     verbose_name = "Lookout dashboard"
 
     def ready(self) -> None:
+        from axes.signals import user_locked_out  # type: ignore[import-untyped]  # no hints
         from django.contrib.auth.models import User
 
         from dashboard.services.roles import sync_role_groups, sync_staff_flag
@@ -16,3 +19,12 @@ class DashboardConfig(AppConfig):
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
+        user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
+
+
+def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:
+    from dashboard.services.accounts import login_lock_audit
+
+    login_lock_audit(
+        username=str(kwargs.get("username") or ""), ip_address=str(kwargs.get("ip_address") or "")
+    )

@@ -1,37 +1,47 @@
-"""Response headers Django does not set by itself."""
+"""Session limits Django does not have: an idle timeout beside the absolute lifetime.
+
+A logged-in session ends LOOKOUT_SESSION_IDLE_MINUTES after the user last loaded a page
+or sent a form, and LOOKOUT_SESSION_MAX_HOURS after the login whatever happens
+(SESSION_COOKIE_AGE says the same to the browser). htmx GETs (the live regions' polling)
+do not count as activity, so a page left open does not keep its session alive forever.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
+from django.conf import settings
+from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse
 
-# Everything Lookout serves comes from its own origin; no inline script anywhere.
-# 'unsafe-eval': htmx evaluates the `[document.visibilityState === 'visible']` filters
-# of hx-trigger with Function(). 'unsafe-inline' styles: usage bars set their width in
-# a style attribute.
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self' 'unsafe-eval'",
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "base-uri 'self'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ]
-)
+STARTED = "lookout_session_started"
+SEEN = "lookout_session_seen"
 
 
-class ContentSecurityPolicyMiddleware:
-    """Adds the Content-Security-Policy header unless a view set its own."""
-
+class SessionTimeoutMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        return response
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and hasattr(request, "session"):
+            self._check(request)
+        return self.get_response(request)
+
+    def _check(self, request: HttpRequest) -> None:
+        session = request.session
+        now = time.time()
+        started = session.get(STARTED)
+        seen = session.get(SEEN)
+        if not isinstance(started, int | float) or not isinstance(seen, int | float):
+            session[STARTED] = session[SEEN] = now
+            return
+        idle = settings.LOOKOUT_SESSION_IDLE_MINUTES * 60
+        lifetime = settings.SESSION_COOKIE_AGE
+        if now - seen > idle or now - started > lifetime:
+            logout(request)  # the view then sees an anonymous user: login page, 403 in the API
+            return
+        polling = request.method == "GET" and request.headers.get("HX-Request") == "true"
+        if not polling:
+            session[SEEN] = now

@@ -75,6 +75,12 @@ def test_the_deploy_check_is_clean_with_the_compose_environment(tmp_path):
     assert "System check identified no issues" in result.stdout
 
 
+def test_the_deploy_check_is_clean_with_hsts_preload_opted_in(tmp_path):
+    result = deploy_check(tmp_path, **production_env(), SECURE_HSTS_PRELOAD="true")
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
 def test_the_deploy_check_still_reports_insecure_production_values(tmp_path):
     # Proves the clean runs above mean something: nothing silences these checks.
     env = {**production_env(), "SECRET_KEY": "short-and-guessable", "DEBUG": "true"}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from django.test import Client
 
@@ -23,7 +26,10 @@ def test_pages_forbid_inline_scripts_other_origins_and_framing(url):
     response = client.get(url)
 
     policy = _policy(response)
-    assert "'unsafe-inline'" not in policy["script-src"]
+    assert policy["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'
+    assert policy["style-src"] == "'self'"
+    assert "unsafe" not in response["Content-Security-Policy"]
+    assert "Content-Security-Policy-Report-Only" not in response
     assert policy["default-src"] == "'self'"
     assert policy["frame-ancestors"] == "'none'"
     assert policy["object-src"] == "'none'"
@@ -36,3 +42,32 @@ def test_the_kiosk_wall_page_carries_the_policy_too():
 
     assert _policy(response)["frame-ancestors"] == "'none'"
     assert response["Referrer-Policy"] == "no-referrer"
+
+
+def test_no_template_has_an_inline_script_style_or_trigger_filter():
+    # What the policy would block, caught before a browser does: inline <script> code,
+    # style attributes and <style> elements, and hx-trigger `[...]` filters (eval).
+    root = Path(__file__).resolve().parent.parent / "templates"
+    found = []
+    for template in root.rglob("*.html"):
+        text = template.read_text()
+        for pattern in (
+            r"<script(?![^>]*\bsrc=)[^>]*>",
+            r"\sstyle=",
+            r"<style",
+            r"hx-trigger=\"[^\"]*\[",
+        ):
+            found += [f"{template.name}: {m}" for m in re.findall(pattern, text)]
+    assert found == []
+
+
+def test_report_only_mode_sends_the_same_policy_without_enforcing_it(settings):
+    policy = settings.CONTENT_SECURITY_POLICY
+    settings.CONTENT_SECURITY_POLICY = None
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = policy
+
+    response = Client().get("/accounts/login/")
+
+    assert "Content-Security-Policy" not in response
+    assert "'unsafe" not in response["Content-Security-Policy-Report-Only"]
+    assert "frame-ancestors 'none'" in response["Content-Security-Policy-Report-Only"]

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from datetime import timedelta
@@ -220,10 +221,43 @@ def test_no_environment_gives_the_embedded_default(load_settings, tmp_path):
 
 def test_redis_url_switches_the_cache_and_the_broker_to_redis(load_settings):
     settings = load_settings(REDIS_URL="redis://cache.internal:6379/2")
-    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert settings.CACHES["default"]["BACKEND"] == "config.cache.ResilientRedisCache"
     assert settings.CACHES["default"]["LOCATION"] == "redis://cache.internal:6379/2"
-    assert settings.CELERY_BROKER_URL == "redis://cache.internal:6379/2"
+    assert settings.CELERY_BROKER_URL == "redis://cache.internal:6379/3"  # its own database
+    assert settings.LOOKOUT_REDIS_RESULTS_URL == "redis://cache.internal:6379/4"
     assert not hasattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS")
+
+
+def test_redis_databases_default_to_zero_and_keep_a_password_and_a_socket_query(load_settings):
+    plain = load_settings(REDIS_URL="redis://:pw@cache.internal:6379")
+    socket = load_settings(REDIS_URL="unix:///run/redis.sock?db=5")
+
+    assert plain.CACHES["default"]["LOCATION"] == "redis://:pw@cache.internal:6379/0"
+    assert plain.CELERY_BROKER_URL == "redis://:pw@cache.internal:6379/1"
+    assert socket.CELERY_BROKER_URL == "unix:///run/redis.sock?db=6"
+
+
+def test_one_redis_database_is_shared_with_key_prefixes_when_asked(load_settings):
+    settings = load_settings(
+        REDIS_URL="redis://cache.internal:6379/0", LOOKOUT_REDIS_SEPARATE_DATABASES="false"
+    )
+
+    assert settings.CACHES["default"]["LOCATION"] == settings.CELERY_BROKER_URL
+    assert settings.CACHES["default"]["KEY_PREFIX"] == "dashboard"
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS == {"global_keyprefix": "lookout-broker:"}
+
+
+def test_a_redis_database_without_room_for_the_broker_stops_loading(load_settings):
+    with pytest.raises(ImproperlyConfigured, match="REDIS_URL"):
+        load_settings(REDIS_URL="redis://cache.internal:6379/14")
+
+
+def test_session_lifetime_and_idle_timeout_come_from_the_environment(load_settings):
+    default = load_settings()
+    custom = load_settings(LOOKOUT_SESSION_MAX_HOURS="2", LOOKOUT_SESSION_IDLE_MINUTES="10")
+
+    assert (default.SESSION_COOKIE_AGE, default.LOOKOUT_SESSION_IDLE_MINUTES) == (12 * 3600, 60)
+    assert (custom.SESSION_COOKIE_AGE, custom.LOOKOUT_SESSION_IDLE_MINUTES) == (7200, 10)
 
 
 def test_database_url_selects_postgres(load_settings):
@@ -291,6 +325,79 @@ def test_secrets_can_come_from_files(load_settings, tmp_path):
     assert settings.SECRET_KEY == "s" * 60
     assert settings.LOOKOUT_PIPELINES[0]["key"] == "wf-key"
     assert settings.LOOKOUT_STORAGE["key"] == "st-key"
+
+
+def test_the_settings_offer_password_reset_only_with_an_email_host(load_settings):
+    assert load_settings().LOOKOUT_PASSWORD_RESET is False
+    with_mail = load_settings(EMAIL_HOST="smtp.example.org")
+    assert with_mail.LOOKOUT_PASSWORD_RESET is True
+    assert with_mail.EMAIL_HOST == "smtp.example.org"
+
+
+def test_without_a_secret_key_one_is_made_on_first_start_private_and_kept(load_settings, tmp_path):
+    first = load_settings().SECRET_KEY
+    key_file = tmp_path / "var" / "secret_key"
+
+    assert len(first) >= 50
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert key_file.read_text().strip() == first
+    again = load_settings().SECRET_KEY  # the next start
+    assert again == first
+    assert "insecure" not in first
+
+
+def test_two_installs_never_share_a_generated_key(clean_env, tmp_path):
+    from config.secret_key import generated_secret_key
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    assert generated_secret_key(tmp_path / "a") != generated_secret_key(tmp_path / "b")
+
+
+def test_a_generated_key_readable_by_others_is_made_private_again(load_settings, tmp_path):
+    first = load_settings().SECRET_KEY
+    key_file = tmp_path / "var" / "secret_key"
+    key_file.chmod(0o644)
+
+    again = load_settings().SECRET_KEY
+    assert again == first
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+
+def test_a_given_secret_key_writes_no_key_file(load_settings, tmp_path):
+    assert load_settings(SECRET_KEY="k" * 60).SECRET_KEY == "k" * 60
+    assert not (tmp_path / "var" / "secret_key").exists()
+
+
+def test_production_without_a_secret_key_stops_with_a_clear_message(tmp_path):
+    result = run_check(tmp_path, LOOKOUT_PRODUCTION="true")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY (or SECRET_KEY_FILE) must be set when LOOKOUT_PRODUCTION is true" in (
+        last_line(result.stderr)
+    )
+    assert not (tmp_path / "var" / "secret_key").exists()
+
+
+def test_the_csp_is_enforced_unless_report_only_is_asked_for(load_settings):
+    enforced = load_settings()
+    report_only = load_settings(
+        LOOKOUT_CSP_REPORT_ONLY="true", LOOKOUT_CSP_REPORT_URI="https://csp.example.org/r"
+    )
+
+    assert enforced.CONTENT_SECURITY_POLICY["DIRECTIVES"]["script-src"] == ["'self'"]
+    assert not hasattr(enforced, "CONTENT_SECURITY_POLICY_REPORT_ONLY")
+    assert not hasattr(report_only, "CONTENT_SECURITY_POLICY")
+    directives = report_only.CONTENT_SECURITY_POLICY_REPORT_ONLY["DIRECTIVES"]
+    assert directives["report-uri"] == ["https://csp.example.org/r"]
+
+
+def test_hsts_preload_is_off_unless_asked_for(load_settings):
+    production = {"LOOKOUT_PRODUCTION": "true", "SECRET_KEY": "k" * 60}
+
+    assert load_settings(**production).SECURE_HSTS_PRELOAD is False
+    assert load_settings(**production, SECURE_HSTS_PRELOAD="true").SECURE_HSTS_PRELOAD is True
 
 
 def test_production_turns_on_https_only_cookies_hsts_and_hashed_static_files(load_settings):

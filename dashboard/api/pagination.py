@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+# What a list answers when a filter has a value it does not take (schema only).
+BAD_FILTER = OpenApiResponse(description="A filter has a value it does not accept")
 
 
 class ApiPagination(LimitOffsetPagination):

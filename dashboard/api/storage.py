@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard.api.fields import CaseInsensitiveChoiceField
-from dashboard.api.pagination import paginated_response
+from dashboard.api.pagination import BAD_FILTER, ApiPagination, paginated_response
 from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
@@ -29,6 +29,9 @@ class UsageSerializer(serializers.Serializer):
 
 
 class PipelineListApi(APIView):
+    # Tells the schema these answers are pages ({count, next, previous, results}).
+    pagination_class = ApiPagination
+
     @extend_schema_serializer(component_name="StoragePipeline")
     class OutputSerializer(serializers.Serializer):
         uuid = serializers.UUIDField()
@@ -45,6 +48,9 @@ class PipelineListApi(APIView):
 
 
 class SpaceListApi(APIView):
+    # Tells the schema these answers are pages ({count, next, previous, results}).
+    pagination_class = ApiPagination
+
     class FilterSerializer(serializers.Serializer):
         access_protocol = serializers.CharField(required=False, max_length=20)
 
@@ -58,7 +64,7 @@ class SpaceListApi(APIView):
 
     @extend_schema(
         parameters=[FilterSerializer],
-        responses=OutputSerializer(many=True),
+        responses={200: OutputSerializer(many=True), 400: BAD_FILTER},
         summary="Spaces with their usage (a null limit is unlimited)",
     )
     def get(self, request: Request) -> Response:
@@ -69,6 +75,9 @@ class SpaceListApi(APIView):
 
 
 class LocationListApi(APIView):
+    # Tells the schema these answers are pages ({count, next, previous, results}).
+    pagination_class = ApiPagination
+
     class FilterSerializer(serializers.Serializer):
         purpose = CaseInsensitiveChoiceField(choices=list(vocabulary.PURPOSES), required=False)
         pipeline = serializers.UUIDField(required=False)
@@ -89,7 +98,7 @@ class LocationListApi(APIView):
 
     @extend_schema(
         parameters=[FilterSerializer],
-        responses=OutputSerializer(many=True),
+        responses={200: OutputSerializer(many=True), 400: BAD_FILTER},
         summary="Locations with purpose, state and quota usage",
     )
     def get(self, request: Request) -> Response:
@@ -125,6 +134,9 @@ class PackageOutputSerializer(serializers.Serializer):
 
 
 class PackageListApi(APIView):
+    # Tells the schema these answers are pages ({count, next, previous, results}).
+    pagination_class = ApiPagination
+
     class FilterSerializer(serializers.Serializer):
         package_type = CaseInsensitiveChoiceField(
             choices=storage_selectors.PACKAGE_TYPES, required=False
@@ -143,7 +155,7 @@ class PackageListApi(APIView):
 
     @extend_schema(
         parameters=[FilterSerializer],
-        responses=PackageOutputSerializer(many=True),
+        responses={200: PackageOutputSerializer(many=True), 400: BAD_FILTER},
         summary="Packages as last synced from the storage service",
     )
     def get(self, request: Request) -> Response:
@@ -170,7 +182,10 @@ class PackageDetailApi(APIView):
         misc_attributes = serializers.DictField()
         fixity_checks = serializers.ListField(child=serializers.DictField())
 
-    @extend_schema(responses=OutputSerializer, summary="One package with its fixity history")
+    @extend_schema(
+        responses={200: OutputSerializer, 404: OpenApiResponse(description="No such package")},
+        summary="One package with its fixity history",
+    )
     def get(self, request: Request, uuid: Any) -> Response:
         package = storage_selectors.package_get(uuid=str(uuid))
         if package is None:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard.api.fields import CaseInsensitiveChoiceField
-from dashboard.api.pagination import paginated_response
+from dashboard.api.pagination import BAD_FILTER, ApiPagination, paginated_response
 from dashboard.models import TimesFrom
 from dashboard.selectors import freshness
 from dashboard.selectors import units as unit_selectors
@@ -43,6 +48,9 @@ class UnitOutputSerializer(serializers.Serializer):
 
 
 class UnitListApi(APIView):
+    # Tells the schema these answers are pages ({count, next, previous, results}).
+    pagination_class = ApiPagination
+
     class FilterSerializer(serializers.Serializer):
         status = CaseInsensitiveChoiceField(choices=unit_selectors.UNIT_STATUSES, required=False)
         kind = CaseInsensitiveChoiceField(choices=unit_selectors.UNIT_KINDS, required=False)
@@ -51,7 +59,7 @@ class UnitListApi(APIView):
 
     @extend_schema(
         parameters=[FilterSerializer],
-        responses=UnitOutputSerializer(many=True),
+        responses={200: UnitOutputSerializer(many=True), 400: BAD_FILTER},
         summary="Units (transfers and SIPs) newest change first",
     )
     def get(self, request: Request) -> Response:
@@ -81,7 +89,10 @@ class UnitDetailApi(APIView):
         jobs = JobOutputSerializer(many=True, allow_null=True)
         jobs_fetched_at = serializers.DateTimeField(allow_null=True)
 
-    @extend_schema(responses=OutputSerializer, summary="One unit with its jobs and task exit codes")
+    @extend_schema(
+        responses={200: OutputSerializer, 404: OpenApiResponse(description="No such unit")},
+        summary="One unit with its jobs and task exit codes",
+    )
     def get(self, request: Request, uuid: str) -> Response:
         unit = unit_selectors.unit_get(uuid=str(uuid))
         if unit is None:

@@ -32,8 +32,6 @@ from enum import StrEnum
 from typing import Any
 
 import requests
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
 
 from dashboard.clients.base import (
     DEFAULT_TIMEOUT,
@@ -58,6 +56,7 @@ from dashboard.clients.base import (
     response_text,
     to_int,
 )
+from dashboard.lib.safe_xml import UnsafeXml, parse_untrusted
 
 # --- errors
 
@@ -166,7 +165,7 @@ class UnitStatus:
         data = require_mapping(data, "unit status")
         unit_kind = kind if kind is not None else _unit_kind(data.get("type"))
         raw_status = data.get("status")
-        if raw_status not in UnitStatusValue.__members__:
+        if not isinstance(raw_status, str) or raw_status not in UnitStatusValue.__members__:
             raise MalformedPayload(f"unknown unit status {raw_status!r}")
         status = UnitStatusValue(raw_status)
         microservice = read_optional_str(data, "microservice") or read_optional_str(
@@ -296,7 +295,11 @@ class Job:
     def from_api(cls, data: Any) -> Job:
         data = require_mapping(data, "job")
         raw_status = data.get("status")
-        status = JobStatus(raw_status) if raw_status in JobStatus.__members__ else JobStatus.UNKNOWN
+        status = (
+            JobStatus(raw_status)
+            if isinstance(raw_status, str) and raw_status in JobStatus.__members__
+            else JobStatus.UNKNOWN
+        )
         tasks: list[TaskSummary | Task] = []
         for item in require_list(data.get("tasks") or [], "'tasks'"):
             item = require_mapping(item, "task")
@@ -334,16 +337,15 @@ class ProcessingConfiguration:
 
     @classmethod
     def from_api(cls, name: str, xml: str) -> ProcessingConfiguration:
-        # Keep comments: they label the choices. defusedxml refuses entity declarations
-        # and external references (billion laughs, external entities) from upstream.
-        parser = DefusedXMLParser(target=ET.TreeBuilder(insert_comments=True))
+        # Keep comments: they label the choices. defusedxml refuses entities (logged).
         try:
-            parser.feed(xml)
-            root = parser.close()
+            root = parse_untrusted(
+                xml, source=f"processing configuration {name!r}", keep_comments=True
+            )
+        except UnsafeXml as exc:
+            raise MalformedPayload(f"processing configuration {exc}") from None
         except ET.ParseError as exc:
             raise MalformedPayload(f"processing configuration is not XML: {exc}") from None
-        except DefusedXmlException as exc:
-            raise MalformedPayload(f"processing configuration refused: {exc}") from None
         if root.tag != "processingMCP":
             raise MalformedPayload(f"unexpected root element {root.tag!r}")
         choices: list[PreconfiguredChoice] = []

@@ -18,6 +18,11 @@ _SECRET_JSON_FIELD = re.compile(r'(?i)("(?:api_key|apikey|password)"\s*:\s*")[^"
 _APIKEY_HEADER = re.compile(r"(?i)\b(ApiKey\s+[^:\s]+:)\S+")
 
 
+# A wall-screen token in a path: /wall/ then 43 characters of token_urlsafe(32). Also
+# percent-encoded slashes, as a proxy or a log format may write them.
+_WALL_TOKEN = re.compile(r"(?i)(/|%2F)wall(/|%2F)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Hide API keys and passwords in a URL, message or body before it is shown anywhere."""
     text = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
@@ -29,3 +34,8 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
             for form in {secret, quote(secret, safe="")}:
                 text = text.replace(form, REDACTED)
     return text
+
+
+def redact_wall_tokens(text: str) -> str:
+    """`text` with the token of every wall-screen address (`/wall/<token>/`) hidden."""
+    return _WALL_TOKEN.sub(lambda m: f"{m.group(1)}wall{m.group(2)}{REDACTED}", text)

@@ -38,6 +38,9 @@ ADMIN_PERMISSIONS = (
     "auth.change_user",
     "auth.delete_user",
     "auth.view_group",
+    # Login locks (django-axes): see them, and lift one by deleting it.
+    "axes.view_accessattempt",
+    "axes.delete_accessattempt",
 )
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     Role.VIEWER: (),

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
-from xml.dom import minidom
 
 from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
@@ -23,6 +22,7 @@ from django.utils import timezone
 from dashboard.lib import vocabulary
 from dashboard.lib.cache_state import listing_key, listing_request_key
 from dashboard.lib.package_sync import PackageSyncState
+from dashboard.lib.safe_xml import UnsafeXml, indent_untrusted, parse_untrusted
 from dashboard.lib.vocabulary import TRANSITIONAL_PACKAGE_STATUSES as TRANSITIONAL_STATUSES
 from dashboard.models import (
     AuditEntry,
@@ -505,8 +505,8 @@ def pointer_summary(text: str) -> PointerSummary:
             facts=(), pretty=text[:_POINTER_LIMIT], parse_error="too large to parse"
         )
     try:
-        root = ElementTree.fromstring(text)
-    except ElementTree.ParseError as exc:
+        root = parse_untrusted(text, source="a pointer file")
+    except (UnsafeXml, ElementTree.ParseError) as exc:
         return PointerSummary(facts=(), pretty=text, parse_error=str(exc))
     facts: list[tuple[str, str]] = []
     wanted = dict(_POINTER_FACTS)
@@ -524,7 +524,7 @@ def pointer_summary(text: str) -> PointerSummary:
 
 def _indented(text: str) -> str:
     # minidom keeps the file's own namespace prefixes (ElementTree renames them).
-    pretty = minidom.parseString(text).toprettyxml(indent="  ")
+    pretty = indent_untrusted(text, source="a pointer file")
     return "\n".join(line for line in pretty.splitlines() if line.strip())
 
 

@@ -1,8 +1,10 @@
 """Writes for wall-screen links: create, revoke and check the tokens that open the wall.
 
 A token is shown once, when its link is made; only its SHA-256 is stored, so a copy of
-the database opens no screen. A token opens the wall page and nothing else: it is never
-turned into a session, a cookie or an API credential.
+the database opens no screen. The screen presents its token once: `/wall/<token>/` swaps
+it for a signed cookie scoped to `/wall/` (see `wall_cookie_value`), so the refreshes
+carry no token and none reaches an access log. Token and cookie open the wall page and
+nothing else: neither is ever a session or an API credential.
 """
 
 from __future__ import annotations
@@ -187,6 +189,10 @@ def wall_link_verify(*, token: str, now: datetime | None = None) -> WallAccess:
     # how much of a guessed value matched.
     if link is None or not hmac.compare_digest(link.token_hash, digest):
         return WallAccess(Access.UNKNOWN)
+    return _grant(link, now=now)
+
+
+def _grant(link: WallLink, *, now: datetime | None) -> WallAccess:
     if link.revoked_at is not None:
         return WallAccess(Access.REVOKED, link)
     now = now or timezone.now()
@@ -195,6 +201,26 @@ def wall_link_verify(*, token: str, now: datetime | None = None) -> WallAccess:
         WallLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(last_used_at=now)
         link.last_used_at = now
     return WallAccess(Access.GRANTED, link)
+
+
+def wall_cookie_value(link: WallLink) -> str:
+    """What the screen's cookie holds (the view signs it): the link and its token's digest.
+
+    The digest ties the cookie to this one link: a database restored from elsewhere, where
+    the same id is another link, does not honour it.
+    """
+    return f"{link.pk}:{link.token_hash}"
+
+
+def wall_link_verify_cookie(*, value: str, now: datetime | None = None) -> WallAccess:
+    """Check a (signature-checked) cookie value on every refresh: a revoke ends it at once."""
+    link_id, _, digest = (value or "").partition(":")
+    if not link_id.isdigit() or not digest:
+        return WallAccess(Access.UNKNOWN)
+    link = WallLink.objects.filter(pk=int(link_id)).first()
+    if link is None or not hmac.compare_digest(link.token_hash, digest):
+        return WallAccess(Access.UNKNOWN)
+    return _grant(link, now=now)
 
 
 def wall_link_path(*, token: str) -> str:

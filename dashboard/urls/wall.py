@@ -8,7 +8,7 @@ from dashboard.views import wall
 
 # The fixed paths come first: a token is 43 characters, so it never shadows them.
 urlpatterns = [
-    path("", wall.wall_for_user, name="wall"),
+    path("", wall.wall, name="wall"),
     path("links/", wall.wall_links, name="wall-links"),
     path("links/create/", wall.wall_link_create, name="wall-link-create"),
     path("links/<int:link_id>/revoke/", wall.wall_link_revoke, name="wall-link-revoke"),

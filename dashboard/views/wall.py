@@ -1,8 +1,12 @@
 """The wall screen for the operations room, and the admin page for its links.
 
-`/wall/<token>/` is the kiosk page: it needs no login, only a live wall link, and the
-token opens this page (and its own refresh) and nothing else. `/wall/` shows the same
-screen to a logged-in user. Both render cached state and history only.
+`/wall/<token>/` is where a kiosk starts: it needs no login, only a live wall link. It
+swaps the token for a signed, HttpOnly, SameSite=Strict cookie scoped to `/wall/` and
+redirects to `/wall/`, so the screen and its refreshes never carry the token (and no
+access log sees it). `/wall/` shows the screen to a browser with that cookie, checked on
+every refresh (a revoked link stops the screen at once), or to a logged-in user with a
+role. The cookie opens this page and nothing else. Both render cached state and history
+only.
 """
 
 from __future__ import annotations
@@ -11,13 +15,16 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
@@ -27,6 +34,11 @@ from dashboard.selectors.wall import wall_state
 from dashboard.services import wall_links as wall_link_services
 
 DEFAULT_REFRESH_SECONDS = 10
+# The screen's cookie: signed (with this salt), HttpOnly, SameSite=Strict, sent to /wall/
+# only. A kiosk runs for months; Chrome keeps a cookie 400 days at most.
+WALL_COOKIE = "lookout_wall"
+WALL_COOKIE_SALT = "dashboard.wall.cookie"
+WALL_COOKIE_MAX_AGE = 400 * 24 * 3600
 WALL_TEMPLATE = "dashboard/wall/wall.html"
 DENIED_TEMPLATE = "dashboard/wall/denied.html"
 DENIED = {
@@ -41,8 +53,25 @@ def refresh_interval_ms() -> int:
     return max(250, round(seconds * 1000))
 
 
+def _wall_path() -> str:
+    return reverse("dashboard:wall")
+
+
+def _set_wall_cookie(response: HttpResponse, link: WallLink) -> None:
+    response.set_signed_cookie(
+        WALL_COOKIE,
+        wall_link_services.wall_cookie_value(link),
+        salt=WALL_COOKIE_SALT,
+        max_age=WALL_COOKIE_MAX_AGE,
+        path=_wall_path(),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Strict",
+    )
+
+
 def _kiosk_headers(response: HttpResponse) -> HttpResponse:
-    # The token is in the path: keep it out of Referer headers and search indexes.
+    # Keep the screen's addresses out of Referer headers and search indexes.
     response["Referrer-Policy"] = "no-referrer"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
@@ -76,25 +105,40 @@ def _denied(request: HtmxHttpRequest, access: wall_link_services.WallAccess) -> 
 
 
 @never_cache
-@vary_on_headers("HX-Request")
 @require_GET
 def wall_screen(request: HtmxHttpRequest, token: str) -> HttpResponse:
-    """The kiosk page; with HX-Request, just its live region (what the screen polls)."""
+    """Swap a live token for the screen's cookie, and send the browser to `/wall/`."""
     access = wall_link_services.wall_link_verify(token=token)
-    if not access.granted:
+    if not access.granted or access.link is None:
         return _kiosk_headers(_denied(request, access))
-    return _kiosk_headers(_render_wall(request, refresh_url=request.path))
+    # A screen still polling its old token address reloads itself at /wall/.
+    response: HttpResponse = (
+        HttpResponseClientRedirect(_wall_path()) if request.htmx else redirect(_wall_path())
+    )
+    _set_wall_cookie(response, access.link)
+    return _kiosk_headers(response)
 
 
 @never_cache
-@vary_on_headers("HX-Request")
+@vary_on_headers("HX-Request", "Cookie")
 @require_GET
-@login_required
-def wall_for_user(request: HtmxHttpRequest) -> HttpResponse:
-    """The same screen for anyone who may read the dashboard, without a link."""
-    if not user_has_role(request.user):
+def wall(request: HtmxHttpRequest) -> HttpResponse:
+    """The screen, for a logged-in user with a role or a browser with a wall cookie; with
+    HX-Request, just its live region (what the screen polls)."""
+    user = request.user
+    if user.is_authenticated and user_has_role(user):
+        return _render_wall(request, refresh_url=request.path)
+    cookie = request.get_signed_cookie(WALL_COOKIE, default=None, salt=WALL_COOKIE_SALT)
+    if cookie is not None:
+        access = wall_link_services.wall_link_verify_cookie(value=cookie)
+        if access.granted:
+            return _kiosk_headers(_render_wall(request, refresh_url=request.path))
+        denied = _denied(request, access)
+        denied.delete_cookie(WALL_COOKIE, path=_wall_path(), samesite="Strict")
+        return _kiosk_headers(denied)
+    if user.is_authenticated:
         raise PermissionDenied
-    return _render_wall(request, refresh_url=request.path)
+    return redirect_to_login(request.get_full_path())
 
 
 # --- managing links (admins) --------------------------------------------------

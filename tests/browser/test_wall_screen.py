@@ -189,6 +189,30 @@ def test_status_is_said_in_words_not_only_in_colour(live_server, open_page, sett
     assert page.locator("svg.sparkline[role=img]").count() == 2
 
 
+def test_the_token_is_swapped_for_a_cookie_and_no_refresh_carries_it(
+    live_server, open_page, settings, token
+):
+    seeding.use_pipelines(settings)
+    settings.LOOKOUT_WALL_REFRESH_SECONDS = 1
+    page = open_page(f"{live_server.url}/wall/{token}/")
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.wait_for_timeout(2500)  # two refreshes or more
+
+    assert page.url == f"{live_server.url}/wall/"
+    assert token not in page.content()
+    assert len([url for url in requests if url.endswith("/wall/")]) >= 2
+    assert not [url for url in requests if token in url]
+    (cookie,) = page.context.cookies()
+    assert (cookie["name"], cookie["path"], cookie["httpOnly"], cookie["sameSite"]) == (
+        "lookout_wall",
+        "/wall/",
+        True,
+        "Strict",
+    )
+    assert page.evaluate("document.cookie") == ""  # out of reach of scripts
+
+
 def test_it_updates_itself_without_reloading(live_server, open_page, settings, token):
     seeding.use_pipelines(settings)
     settings.LOOKOUT_WALL_REFRESH_SECONDS = 1
@@ -201,8 +225,10 @@ def test_it_updates_itself_without_reloading(live_server, open_page, settings, t
 
     seeding.save_units([seeding.unit(now=now, name=f"n{n}") for n in range(7)])
 
+    # A function, not an expression: Playwright would eval an expression, which the
+    # page's CSP refuses.
     page.wait_for_function(
-        "document.querySelector('[data-metric=\"in-progress\"] .metric-value')"
+        "() => document.querySelector('[data-metric=\"in-progress\"] .metric-value')"
         ".textContent.trim() === '7'"
     )
     assert page.evaluate("window.loadedOnce") is True
@@ -218,7 +244,7 @@ def test_it_keeps_the_last_state_through_outages_says_how_old_and_recovers(
     notice = page.locator("#wall-connection")
     live = page.locator("#wall-live")
     nodes_before = page.evaluate(COUNT_NODES)
-    refresh = f"**/wall/{token}/"
+    refresh = "**/wall/"
 
     outages = {
         "network down": lambda route: route.abort("connectionrefused"),
@@ -257,14 +283,15 @@ def test_the_notice_counts_the_minutes_while_the_connection_stays_down(
     seeding.use_pipelines(settings)
     settings.LOOKOUT_WALL_REFRESH_SECONDS = 1
     page = open_page(f"{live_server.url}/wall/{token}/")
-    page.route(f"**/wall/{token}/", lambda route: route.abort("internetdisconnected"))
+    page.route("**/wall/", lambda route: route.abort("internetdisconnected"))
     notice = page.locator("#wall-connection")
     notice.wait_for(state="visible")
 
     # Pretend the last good refresh was 7 minutes ago; the next failure re-reads it.
     page.evaluate("Date.now = ((real) => () => real() + 7 * 60 * 1000)(Date.now)")
     page.wait_for_function(
-        "document.getElementById('wall-connection').textContent.includes('(updated 7 min ago)')"
+        "() => document.getElementById('wall-connection').textContent"
+        ".includes('(updated 7 min ago)')"
     )
 
 

@@ -29,7 +29,7 @@ def test_create_prints_the_full_address_of_a_working_screen(settings):
     path, token = found.groups()
     assert "shown only this once" in err
     assert wall_links.wall_link_verify(token=token).granted
-    assert Client().get(path).status_code == 200
+    assert Client().get(path, follow=True).status_code == 200
 
 
 def test_create_defaults_to_the_local_address():

@@ -16,8 +16,10 @@ from tests.wall import seeding
 
 pytestmark = pytest.mark.django_db
 
-# The only URL that may answer differently when a wall token is around.
+# The only URL that may answer differently when a wall token is around; with the wall
+# cookie the token is swapped for, the wall itself too.
 WALL_SCREEN = "dashboard:wall-screen"
+WALL = "dashboard:wall"
 
 
 @pytest.fixture(autouse=True)
@@ -72,10 +74,17 @@ def outcome(response) -> tuple[int, str]:
     return response.status_code, response.get("Location", "").split("?", 1)[0]
 
 
+def wall_cookie(token: str) -> str:
+    """The signed cookie `/wall/<token>/` sets."""
+    return Client().get(f"/wall/{token}/").cookies["lookout_wall"].value
+
+
 def carriers(token: str) -> dict[str, dict]:
-    """The ways a client might present the token: in the address and cookies, or as a
-    credential header (separately: a header refused early could hide the others)."""
+    """The ways a client might present the token: in the address and cookies, as a
+    credential header (separately: a header refused early could hide the others), or as
+    the wall cookie it is swapped for."""
     return {
+        "wall cookie": {"cookies": {"lookout_wall": wall_cookie(token)}},
         "query and cookies": {
             "query": {"token": token, "wall": token},
             "cookies": {"token": token, "wall_token": token, "sessionid": token},
@@ -118,6 +127,8 @@ def test_no_url_opens_further_when_the_token_is_presented(token, method):
             continue
         baseline = outcome(request(method, path))
         for carrier, parts in carriers(token).items():
+            if carrier == "wall cookie" and name == WALL and method == "get":
+                continue  # what it is for
             seen = outcome(request(method, path, **parts))
             if grants_more(baseline, seen):
                 differences.append((method, path, carrier, baseline, seen))
@@ -159,11 +170,13 @@ def test_the_token_as_a_cookie_opens_nothing(token):
 
 def test_opening_the_wall_does_not_log_the_browser_in(token):
     client = Client()
-    assert client.get(f"/wall/{token}/").status_code == 200
+    assert client.get(f"/wall/{token}/").status_code == 302
+    assert client.get("/wall/").status_code == 200  # the wall cookie opens the wall...
 
-    assert client.get("/").status_code == 302
-    assert client.get("/wall/").status_code == 302
+    assert client.get("/").status_code == 302  # ...and nothing else
+    assert client.get("/wall/links/").status_code == 302
     assert client.get("/api/v1/units/").status_code in (401, 403)
+    assert "sessionid" not in client.cookies
 
 
 def test_actions_refuse_the_token(token):

@@ -25,6 +25,14 @@ def token() -> str:
     return wall_links.wall_link_create(name="Operations room").token
 
 
+def open_wall(client: Client, token: str, **kwargs):
+    """Present the token once, as a kiosk does, then load the screen it is sent to."""
+    exchanged = client.get(f"/wall/{token}/")
+    assert exchanged.status_code == 302
+    assert exchanged["Location"] == "/wall/"
+    return client.get("/wall/", **kwargs)
+
+
 def text_of(response) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
 
@@ -36,7 +44,7 @@ def test_the_token_opens_the_wall_with_the_pipeline_figures(client, token):
     now = timezone.now()
     seeding.busy_wall(now)
 
-    response = client.get(f"/wall/{token}/")
+    response = open_wall(client, token)
 
     assert response.status_code == 200
     page = text_of(response)
@@ -52,28 +60,29 @@ def test_the_token_opens_the_wall_with_the_pipeline_figures(client, token):
 
 
 def test_the_page_has_no_navigation_and_polls_its_own_address(client, token):
-    response = client.get(f"/wall/{token}/")
+    response = open_wall(client, token)
     html = response.content.decode()
 
     assert "<nav" not in html
     assert "<a " not in html  # no link anywhere to follow
     assert "{#" not in html and "{%" not in html  # no template comment leaks as text
-    assert f'hx-get="/wall/{token}/"' in html
-    assert "every 10000ms [document.visibilityState === 'visible']" in html
+    assert 'hx-get="/wall/"' in html
+    assert 'hx-trigger="every 10000ms, lookout:visible from:document"' in html
+    assert "/static/dashboard/js/live.js" in html  # pauses polling while hidden
     assert 'hx-swap="outerHTML"' in html
 
 
 def test_the_refresh_interval_comes_from_the_setting(client, token, settings):
     settings.LOOKOUT_WALL_REFRESH_SECONDS = 2.5
 
-    html = client.get(f"/wall/{token}/").content.decode()
+    html = open_wall(client, token).content.decode()
 
-    assert "every 2500ms [" in html
+    assert "every 2500ms," in html
     assert '"timeout": 2500' in html  # a refresh that hangs longer counts as failed
 
 
 def test_an_htmx_refresh_gets_only_the_live_region_with_nothing_around_it(client, token):
-    response = client.get(f"/wall/{token}/", headers={"HX-Request": "true"})
+    response = open_wall(client, token, headers={"HX-Request": "true"})
     # Not even whitespace: an outerHTML swap would leave it behind in the page, every time.
     html = response.content.decode()
 
@@ -85,7 +94,7 @@ def test_an_htmx_refresh_gets_only_the_live_region_with_nothing_around_it(client
 
 
 def test_the_wall_is_never_cached_and_keeps_its_token_out_of_referrers(client, token):
-    response = client.get(f"/wall/{token}/")
+    response = open_wall(client, token)
 
     assert "no-cache" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
     assert response["Referrer-Policy"] == "no-referrer"
@@ -101,7 +110,7 @@ def test_a_stale_service_gets_a_loud_banner_with_its_age(client, token):
         error="connection refused",
     )
 
-    page = text_of(client.get(f"/wall/{token}/"))
+    page = text_of(open_wall(client, token))
 
     assert "Stale Workflow service (Default pipeline): no fresh data for 42 min" in page
     assert "(connection refused)" in page
@@ -119,7 +128,7 @@ def test_during_an_outage_the_wall_still_shows_the_last_known_figures(
     )
     seeding.failing_since("storage", last_success=None, now=now, error="refused")
 
-    response = client.get(f"/wall/{token}/")
+    response = open_wall(client, token)
 
     page = text_of(response)
     assert response.status_code == 200
@@ -129,22 +138,87 @@ def test_during_an_outage_the_wall_still_shows_the_last_known_figures(
 
 
 def test_an_empty_install_renders_a_calm_wall(client, token):
-    page = text_of(client.get(f"/wall/{token}/"))
+    page = text_of(open_wall(client, token))
 
     assert "No storage figures yet." in page
     assert "Starting up" in page and "Needs attention" not in page
     assert "Storage service: not asked yet" in page
 
 
-def test_visiting_the_wall_sets_no_cookie(client, token):
+def test_the_token_is_swapped_for_a_signed_httponly_strict_cookie_scoped_to_the_wall(client, token):
     response = client.get(f"/wall/{token}/")
 
-    assert response.cookies == {}
-    assert not client.cookies
+    assert response.status_code == 302
+    assert response["Location"] == "/wall/"
+    assert list(response.cookies) == ["lookout_wall"]
+    cookie = response.cookies["lookout_wall"]
+    assert cookie["path"] == "/wall/"
+    assert cookie["httponly"] is True
+    assert cookie["samesite"] == "Strict"
+    assert int(cookie["max-age"]) > 300 * 24 * 3600  # a kiosk runs for months
+    assert token not in cookie.value
+    assert cookie.value.count(":") >= 2  # signed: value, then its signature
+    assert "no-cache" in response["Cache-Control"] or "max-age=0" in response["Cache-Control"]
+    assert response["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_cookie_is_secure_in_production(client, token, settings):
+    settings.SESSION_COOKIE_SECURE = True
+
+    assert client.get(f"/wall/{token}/").cookies["lookout_wall"]["secure"] is True
+
+
+def test_the_screen_and_its_refreshes_carry_no_token(client, token):
+    page = open_wall(client, token)
+    refresh = client.get("/wall/", headers={"HX-Request": "true"})
+
+    assert page.status_code == refresh.status_code == 200
+    for response in (page, refresh):
+        assert token not in response.content.decode()
+        assert response.cookies == {}  # the cookie is set once, not on every refresh
+    assert 'hx-get="/wall/"' in page.content.decode()
+    assert refresh.content.decode().startswith('<main id="wall-live"')
+
+
+def test_an_old_screen_polling_its_token_address_is_sent_to_the_wall(client, token):
+    response = client.get(f"/wall/{token}/", headers={"HX-Request": "true"})
+
+    assert response["HX-Redirect"] == "/wall/"
+    assert "lookout_wall" in response.cookies
+
+
+def test_a_cookie_that_was_not_signed_by_lookout_opens_nothing(client, token):
+    link = WallLink.objects.get()
+    client.cookies["lookout_wall"] = wall_links.wall_cookie_value(link)
+
+    response = client.get("/wall/")
+
+    assert response.status_code == 302
+    assert "/accounts/login/" in response["Location"]
+
+
+def test_a_cookie_for_another_link_with_the_same_id_opens_nothing(client, token):
+    open_wall(client, token)
+    WallLink.objects.update(token_hash="0" * 64)  # a database restored from elsewhere
+
+    response = client.get("/wall/")
+
+    assert response.status_code == 404
+    assert "This wall link is not valid." in text_of(response)
+    assert response.cookies["lookout_wall"].value == ""  # deleted
 
 
 def test_the_page_records_that_the_link_was_used(client, token):
     client.get(f"/wall/{token}/")
+
+    assert WallLink.objects.get().last_used_at is not None
+
+
+def test_every_refresh_records_that_the_link_is_in_use(client, token):
+    open_wall(client, token)
+    WallLink.objects.update(last_used_at=None)
+
+    client.get("/wall/", headers={"HX-Request": "true"})
 
     assert WallLink.objects.get().last_used_at is not None
 
@@ -166,13 +240,17 @@ def test_a_revoked_token_gets_a_plain_403(client, token):
     assert "This wall link has been revoked." in text_of(response)
 
 
-def test_a_revoked_refresh_replaces_the_live_region_and_stops_polling(client, token):
+def test_revoking_ends_the_cookie_at_the_next_refresh_which_stops_polling(client, token):
+    assert open_wall(client, token).status_code == 200
     wall_links.wall_link_revoke(name="Operations room")
 
-    response = client.get(f"/wall/{token}/", headers={"HX-Request": "true"})
+    response = client.get("/wall/", headers={"HX-Request": "true"})
     html = response.content.decode()
 
     assert response.status_code == 403
+    assert "This wall link has been revoked." in text_of(response)
+    assert response.cookies["lookout_wall"].value == ""  # deleted
+    assert client.get("/wall/").status_code == 302  # to the login page, from now on
     assert html.endswith("</main>")
     assert html.startswith('<main id="wall-live"')
     assert "hx-trigger" not in html and "hx-get" not in html
@@ -245,7 +323,7 @@ def test_an_admin_creates_a_link_and_sees_its_address_once(admin_client):
     address, token = found.groups()
     assert wall_links.wall_link_verify(token=token).granted
     assert token not in admin_client.get("/wall/links/").content.decode()
-    assert Client().get(address.removeprefix("http://testserver")).status_code == 200
+    assert Client().get(address.removeprefix("http://testserver"), follow=True).status_code == 200
     assert AuditEntry.objects.get().action == "wall_link_create"
 
 

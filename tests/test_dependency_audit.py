@@ -1,0 +1,93 @@
+"""`make lint`'s dependency audit: a vulnerable pin fails it; a service that cannot be
+reached is a warning (an error with LOOKOUT_AUDIT_STRICT=1), never a silent pass."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "audit-dependencies.py"
+
+VULNERABLE = {
+    "dependencies": [
+        {"name": "django", "version": "3.2.0", "vulns": [
+            {"id": "PYSEC-2021-98", "fix_versions": ["3.2.1"], "aliases": [], "description": ""}
+        ]},
+        {"name": "requests", "version": "2.34.2", "vulns": []},
+    ],
+    "fixes": [],
+}  # fmt: skip
+CLEAN = {"dependencies": [{"name": "requests", "version": "2.34.2", "vulns": []}], "fixes": []}
+NOT_ANSWERED = {
+    "dependencies": [{"name": "requests", "skip_reason": "Dependency not found on PyPI"}],
+    "fixes": [],
+}
+
+
+def fake_pip_audit(tmp_path: Path, report: dict | None, returncode: int) -> Path:
+    """A stand-in for pip-audit that writes `report` where --output says and exits."""
+    fake = tmp_path / "pip-audit"
+    body = "" if report is None else json.dumps(report)
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "args = sys.argv\n"
+        f"body = {body!r}\n"
+        "if body:\n"
+        "    open(args[args.index('--output') + 1], 'w').write(body)\n"
+        "else:\n"
+        "    sys.stderr.write('requests.exceptions.ConnectionError: Failed to resolve\\n')\n"
+        f"sys.exit({returncode})\n"
+    )
+    fake.chmod(0o755)
+    return fake
+
+
+def audit(tmp_path: Path, report: dict | None, returncode: int, *, strict: bool = False):
+    env = {**os.environ, "LOOKOUT_AUDIT_STRICT": "1" if strict else ""}
+    fake = fake_pip_audit(tmp_path, report, returncode)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--pip-audit", str(fake)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_a_known_vulnerable_pin_fails_the_audit_and_names_the_fix(tmp_path):
+    done = audit(tmp_path, VULNERABLE, 1)
+
+    assert done.returncode == 1
+    assert "django 3.2.0: PYSEC-2021-98 (fixed in 3.2.1)" in done.stderr
+
+
+def test_a_clean_lock_passes(tmp_path):
+    done = audit(tmp_path, CLEAN, 0)
+
+    assert done.returncode == 0
+    assert "1 packages, no known vulnerability" in done.stdout
+
+
+@pytest.mark.parametrize("report", [None, NOT_ANSWERED], ids=["unreachable", "no answers"])
+def test_no_service_is_a_loud_warning_or_an_error_when_strict(tmp_path, report):
+    relaxed = audit(tmp_path, report, 1 if report is None else 0)
+    strict = audit(tmp_path, report, 1 if report is None else 0, strict=True)
+
+    assert relaxed.returncode == 0
+    assert "WARNING: dependency audit NOT DONE" in relaxed.stderr
+    assert strict.returncode == 2
+
+
+def test_make_lint_runs_the_audit_over_both_locks():
+    makefile = (ROOT / "Makefile").read_text()
+    lint = makefile.split("\nlint:", 1)[1].split("\n\n", 1)[0]
+
+    assert "scripts/audit-dependencies.py" in lint
+    assert '"requirements.txt", "requirements-dev.txt"' in SCRIPT.read_text()
