@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -113,7 +113,10 @@ class AnalyticsApi(APIView):
             OpenApiParameter("end", OpenApiTypes.DATE, description="Last day (custom)"),
             OpenApiParameter("pipeline", str, description="A pipeline slug; all if absent"),
         ],
-        responses=AnalyticsSerializer,
+        responses={
+            200: AnalyticsSerializer,
+            400: OpenApiResponse(description="A period or pipeline it does not accept"),
+        },
         summary="Throughput, time per stage, waits, failures and queue for a period",
     )
     def get(self, request: Request) -> Response:

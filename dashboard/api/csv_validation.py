@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -64,7 +69,15 @@ class CsvValidationApi(APIView):
     @extend_schema(
         request={"multipart/form-data": InputSerializer},
         parameters=[KEY_HEADER],
-        responses={200: VerdictSerializer},
+        responses={
+            200: VerdictSerializer,
+            400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
+            403: OpenApiResponse(description="Needs the operator or admin role"),
+            409: OpenApiResponse(description="Refused"),
+            413: OpenApiResponse(description="The file is over the size limit"),
+            422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
+            502: OpenApiResponse(description="The workflow service was not reached"),
+        },
         summary="Validate a CSV with one of the workflow service's validators",
         description="200 with the verdict (valid or not, and the service's reason as "
         "given), 409 refused, 413 too large, 502 the service was not reached.",

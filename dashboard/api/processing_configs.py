@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -72,7 +72,10 @@ def _shown(name: str, stored: StoredConfig | None, waiting: bool) -> dict[str, A
 
 class ProcessingConfigListApi(APIView):
     @extend_schema(
-        responses=ConfigSerializer(many=True),
+        responses={
+            200: ConfigSerializer(many=True),
+            404: OpenApiResponse(description="No such pipeline"),
+        },
         summary="A pipeline's configured processing configurations, decisions in words",
     )
     def get(self, request: Request, slug: str) -> Response:
@@ -88,7 +91,10 @@ class ProcessingConfigListApi(APIView):
 
 class ProcessingConfigDetailApi(APIView):
     @extend_schema(
-        responses=ConfigDetailSerializer,
+        responses={
+            200: ConfigDetailSerializer,
+            404: OpenApiResponse(description="No such pipeline or configuration"),
+        },
         summary="One processing configuration: decisions in words and the raw XML",
     )
     def get(self, request: Request, slug: str, name: str) -> Response:

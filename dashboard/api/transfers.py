@@ -12,7 +12,12 @@ import binascii
 import re
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -130,7 +135,15 @@ class StartTransferApi(APIView):
     @extend_schema(
         request=InputSerializer,
         parameters=[KEY_HEADER],
-        responses={201: ActionOutputSerializer, 200: ActionOutputSerializer},
+        responses={
+            201: ActionOutputSerializer,
+            200: ActionOutputSerializer,
+            400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
+            403: OpenApiResponse(description="Needs the operator or admin role"),
+            409: OpenApiResponse(description="Refused by the workflow service"),
+            422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
+            502: OpenApiResponse(description="The workflow service was not reached"),
+        },
         summary="Start a transfer from folders of a transfer source location",
         description="One folder goes through the package endpoint, several through "
         "start_transfer (and approval when auto_approve). 201 started, 200 a repeated key, "
