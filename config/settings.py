@@ -268,8 +268,11 @@ LOOKOUT_PUBLIC_URL = env_url("LOOKOUT_PUBLIC_URL", f"http://127.0.0.1:{LOOKOUT_P
 LOOKOUT_WALL_REFRESH_SECONDS = env_float("LOOKOUT_WALL_REFRESH_SECONDS", 10.0, minimum=1)
 
 # --- Alerts and metrics ----------------------------------------------------
-# Alert e-mail goes through Django's e-mail settings (SMTP by default).
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+# Alert e-mail (and password reset) go through Django's e-mail settings, SMTP. With no
+# EMAIL_HOST, Lookout offers no password reset (its URLs answer 404 and the login page
+# does not mention it), and an e-mail channel tries localhost and shows why it failed.
+LOOKOUT_PASSWORD_RESET = bool(env_str("EMAIL_HOST", ""))
+EMAIL_HOST = env_str("EMAIL_HOST", "") or "localhost"
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
@@ -285,17 +288,6 @@ LOOKOUT_WEBHOOK_TIMEOUT = env_float("LOOKOUT_WEBHOOK_TIMEOUT", 10.0, minimum=0.1
 LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 
 # --- Auth, API ------------------------------------------------------------
-# Mail: only with EMAIL_HOST set does Lookout offer password reset (otherwise its URLs
-# answer 404 and the login page does not mention it).
-EMAIL_HOST = env_str("EMAIL_HOST", "")
-EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
-DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
-LOOKOUT_PASSWORD_RESET = bool(EMAIL_HOST)
-if not LOOKOUT_PASSWORD_RESET:
-    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 
 # Login throttling (django-axes): after LOOKOUT_LOGIN_FAILURE_LIMIT failed logins for one
 # user name, or from one address, that login is locked for LOOKOUT_LOGIN_LOCKOUT_MINUTES
@@ -308,6 +300,8 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# No start-up banner: `make run` and management commands print only what matters.
+AXES_VERBOSE = False
 AXES_FAILURE_LIMIT = env_int("LOOKOUT_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOOKOUT_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks

@@ -1,12 +1,20 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from django.core.cache import cache
+from hypothesis import settings as hypothesis_settings
 
 from config.celery import app as celery_app
 from tests.support.redis_server import redis_server
+
+# The same examples on every run, so a red CI means a change broke something; set
+# HYPOTHESIS_PROFILE=explore to search new inputs while developing.
+hypothesis_settings.register_profile("default", derandomize=True)
+hypothesis_settings.register_profile("explore", derandomize=False, max_examples=1000)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Tasks enqueued by views in tests go to an in-process broker, never to files in var/.
 celery_app.conf.broker_url = "memory://"

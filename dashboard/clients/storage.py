@@ -412,7 +412,9 @@ def _flatten_failures(value: Any) -> tuple[str, ...]:
         for group, items in value.items():
             if isinstance(items, Mapping):
                 for kind, entries in items.items():
-                    lines += [f"{kind}: {_describe_failure(e)}" for e in entries or []]
+                    # One entry instead of a list is read as a list of one.
+                    listed = entries if isinstance(entries, list) else [entries] if entries else []
+                    lines += [f"{kind}: {_describe_failure(e)}" for e in listed]
             elif isinstance(items, list):
                 lines += [f"{group}: {_describe_failure(e)}" for e in items]
             elif items:

@@ -904,3 +904,15 @@ def test_the_factory_raises_config_error_for_a_missing_url(settings):
 
     with pytest.raises(StorageConfigError, match="no url"):
         get_storage_client()
+
+
+def test_a_fixity_failure_given_as_one_entry_instead_of_a_list_is_read(mocked, storage):
+    # Found by fuzzing: {"files": {"missing": "x"}} once raised TypeError.
+    mocked.get(
+        f"{PACKAGE_URL}check_fixity/",
+        json={"success": False, "message": "", "failures": {"files": {"missing": "data/x"}}},
+    )
+
+    result = storage.check_fixity(PACKAGE)
+
+    assert result.failures == ("missing: data/x",)
