@@ -55,7 +55,8 @@ def browser() -> Iterator[object]:
 @pytest.fixture
 def page(browser, request: pytest.FixtureRequest) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(15_000)
+    # Generous: a loaded 2-core machine can take seconds for a poll and a page.
+    context.set_default_timeout(30_000)
     opened = context.new_page()
     yield opened
     ARTIFACTS.mkdir(exist_ok=True)
