@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Iterator
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from django.test import Client
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
@@ -41,6 +44,18 @@ def lookout_schema() -> schemathesis.schemas.BaseSchema:
 
 
 schema = lookout_schema()
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_database_connection() -> Iterator[None]:
+    """Calls go through the WSGI app, which closes the database connection after each
+    request; that is the test's own connection (PostgreSQL would then refuse every later
+    query). Django's test client does the same."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
