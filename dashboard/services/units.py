@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import CharField, Max, Q
 from django.utils import timezone
 
@@ -357,6 +357,32 @@ def _fit_columns(unit: Unit) -> None:
             setattr(unit, name, value[:length])
 
 
+def _update_each(units: list[Unit], fields: tuple[str, ...]) -> None:
+    """UPDATE the `fields` of each unit by id: one statement, run for every unit.
+
+    `bulk_update` would build a CASE WHEN expression per unit and field (about 60 µs of
+    CPU each: 10 s when 10,000 units changed) and hold them all in memory; a prepared
+    statement run once per unit (`executemany`) costs a fraction of that on SQLite and
+    PostgreSQL alike. Values go through each field's own conversion, as in the ORM.
+    """
+    meta = Unit._meta
+    by_name = {field.name: field for field in meta.concrete_fields}
+    columns = [by_name[name] for name in fields]
+    quote = connection.ops.quote_name
+    sql = "UPDATE {} SET {} WHERE {} = %s".format(
+        quote(meta.db_table),
+        ", ".join(f"{quote(field.column)} = %s" for field in columns),
+        quote(meta.pk.column),
+    )
+    rows = [
+        [field.get_db_prep_save(getattr(unit, field.attname), connection) for field in columns]
+        + [unit.pk]
+        for unit in units
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
 def _store(
     pipeline: str, units: dict[str, Unit], before: dict[str, tuple[Any, ...]], gone: list[Unit]
 ) -> None:
@@ -367,8 +393,8 @@ def _store(
     # Write only the fields a cycle changed, so it never puts back a value the jobs
     # refresh wrote meanwhile (the service's own waiting time, say). Units that got the
     # same new values (in a quiet cycle most only get the same `last_polled_at` and
-    # `next_poll_at`) share one plain UPDATE ... WHERE id IN (...): `bulk_update` builds
-    # a CASE WHEN expression per unit and field, which costs about 0.2 ms of CPU each.
+    # `next_poll_at`) share one plain UPDATE ... WHERE id IN (...); the others are
+    # written by `_update_each`, one statement per set of changed fields.
     same_values: dict[tuple[tuple[str, Any], ...], list[Unit]] = {}
     for unit in units.values():
         if unit.pk is None:
@@ -394,7 +420,7 @@ def _store(
             for start in range(0, len(pks), _IN_BATCH):
                 Unit.objects.filter(pk__in=pks[start : start + _IN_BATCH]).update(**dict(changes))
         for fields, changed in by_fields.items():
-            Unit.objects.bulk_update(changed, fields, batch_size=500)
+            _update_each(changed, fields)
         if gone:
             Unit.objects.filter(pk__in=[unit.pk for unit in gone]).delete()
 
