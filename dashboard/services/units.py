@@ -117,14 +117,24 @@ class _Discovery:
 
 
 def _discover(client: WorkflowClient) -> _Discovery:
-    """The four lists that tell which units exist. An outage or auth failure raises."""
-    discovery = _Discovery({}, {}, set(), set())
-    for transfer in client.list_unapproved_transfers():
-        discovery.unapproved[transfer.uuid] = transfer
-    for entry in client.list_waiting():
-        discovery.waiting.setdefault(entry.uuid, []).append(entry)
-    discovery.completed_transfers = set(client.list_completed_transfers())
-    discovery.completed_ingests = set(client.list_completed_ingests())
+    """The four lists that tell which units exist. An outage or auth failure raises.
+
+    The four requests go out at once: one after another they cost four round trips,
+    about a tenth of a 1,000-unit cycle.
+    """
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="lookout-discover") as pool:
+        unapproved = pool.submit(client.list_unapproved_transfers)
+        waiting = pool.submit(client.list_waiting)
+        completed_transfers = pool.submit(client.list_completed_transfers)
+        completed_ingests = pool.submit(client.list_completed_ingests)
+        # Read in this order, so the error raised is the one raised when they ran in turn.
+        discovery = _Discovery({}, {}, set(), set())
+        for transfer in unapproved.result():
+            discovery.unapproved[transfer.uuid] = transfer
+        for entry in waiting.result():
+            discovery.waiting.setdefault(entry.uuid, []).append(entry)
+        discovery.completed_transfers = set(completed_transfers.result())
+        discovery.completed_ingests = set(completed_ingests.result())
     discovery.requests = 4
     return discovery
 
