@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime, timedelta
@@ -144,7 +144,7 @@ def _new_unit(pipeline: str, uuid: str, kind: str, now: datetime) -> Unit:
 
 
 def _apply_discovery(
-    pipeline: str, units: dict[str, Unit], known: set[str], found: _Discovery, now: datetime
+    pipeline: str, units: dict[str, Unit], known: _KnownUuids, found: _Discovery, now: datetime
 ) -> int:
     discovered = 0
 
@@ -297,7 +297,7 @@ def _drop_repeated_changes(changes: list[StatusChange]) -> list[StatusChange]:
 
 
 def _link_sip(
-    units: dict[str, Unit], known: set[str], transfer: Unit, now: datetime
+    units: dict[str, Unit], known: _KnownUuids, transfer: Unit, now: datetime
 ) -> Unit | None:
     """The SIP a completed transfer names, new to Lookout; None if already known."""
     if not transfer.sip_uuid or transfer.sip_uuid in units or transfer.sip_uuid in known:
@@ -347,8 +347,35 @@ def _working_set(pipeline: str, found: _Discovery) -> dict[str, Unit]:
     return {unit.uuid: unit for unit in rows}
 
 
-def _known_uuids(pipeline: str) -> set[str]:
-    return set(Unit.objects.filter(pipeline=pipeline).values_list("uuid", flat=True))
+class _KnownUuids:
+    """Which of the pipeline's UUIDs the `Unit` table holds, asked about only those in question.
+
+    Loading every UUID of the pipeline made each cycle scan the whole history; the UUIDs
+    a cycle meets outside its working set are those of the completed lists and the SIPs
+    that completed transfers name, so their lookups cost what those lists cost, and
+    nothing for the finished units in history that upstream no longer lists.
+    """
+
+    def __init__(self, pipeline: str) -> None:
+        self.pipeline = pipeline
+        self._answers: dict[str, bool] = {}
+
+    def check(self, uuids: Iterable[str]) -> None:
+        """Look up the ones not asked about yet, a chunk of them per query."""
+        todo = [uuid for uuid in dict.fromkeys(uuids) if uuid not in self._answers]
+        for start in range(0, len(todo), _IN_BATCH):
+            chunk = todo[start : start + _IN_BATCH]
+            found = set(
+                Unit.objects.filter(pipeline=self.pipeline, uuid__in=chunk).values_list(
+                    "uuid", flat=True
+                )
+            )
+            self._answers.update((uuid, uuid in found) for uuid in chunk)
+
+    def __contains__(self, uuid: str) -> bool:
+        if uuid not in self._answers:
+            self.check([uuid])
+        return self._answers[uuid]
 
 
 # PostgreSQL refuses a string longer than its column (SQLite keeps it whole): upstream
@@ -440,7 +467,7 @@ def _refresh(
     due: list[Unit],
     *,
     units: dict[str, Unit],
-    known: set[str],
+    known: _KnownUuids,
     now: datetime,
     changes: list[StatusChange],
 ) -> tuple[int, int, int, list[Unit]]:
@@ -448,7 +475,14 @@ def _refresh(
     changed = failed = outage = 0
     new_sips: list[Unit] = []
     base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
-    for unit, result in _parallel(lambda unit: _fetch_status(client, unit), due):
+    results = _parallel(lambda unit: _fetch_status(client, unit), due)
+    # The SIPs that transfers name, looked up together rather than one query each.
+    known.check(
+        result.sip_uuid
+        for _, result in results
+        if isinstance(result, UnitStatus) and result.sip_uuid and result.sip_uuid not in units
+    )
+    for unit, result in results:
         unit.last_polled_at = now
         if isinstance(result, UnitStatus):
             if result.uuid and result.uuid != unit.uuid:
@@ -510,7 +544,10 @@ def workflow_poll(
         )
 
     units = _working_set(pipeline.slug, found)
-    known = _known_uuids(pipeline.slug)
+    known = _KnownUuids(pipeline.slug)
+    known.check(
+        uuid for uuid in (*found.completed_transfers, *found.completed_ingests) if uuid not in units
+    )
     before = {uuid: _values(unit) for uuid, unit in units.items()}
     discovered = _apply_discovery(pipeline.slug, units, known, found, now)
 
