@@ -320,7 +320,7 @@ def report(args: argparse.Namespace, command: str, results: list[dict], setup: d
     return "\n".join(lines)
 
 
-def wait_for_load(limit: float | None, patience: float = 600) -> None:
+def wait_for_load(limit: float | None, patience: float = 300) -> None:
     """Wait (up to `patience` seconds) for the 1-minute load average to drop below `limit`."""
     deadline = time.monotonic() + patience
     while limit is not None and os.getloadavg()[0] >= limit and time.monotonic() < deadline:
@@ -356,7 +356,7 @@ def main() -> None:
         "--max-load",
         type=float,
         default=None,
-        help="before each process, wait up to 10 min for the load average to drop below this",
+        help="before each process, wait up to 5 min for the load average to drop below this",
     )
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
