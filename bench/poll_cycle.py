@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -370,6 +371,8 @@ def main() -> None:
         measure(args)
         return
     args.concurrency = args.concurrency or int(os.environ.get("LOOKOUT_POLL_CONCURRENCY", 32))
+    # Stopped from outside: still stop the simulator and drop the scratch database.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     command = ".venv/bin/python bench/poll_cycle.py " + " ".join(sys.argv[1:])
     if args.database == "postgres":
         command = "DATABASE_URL=postgres://... " + command
