@@ -60,16 +60,21 @@ R = TypeVar("R")
 # --- helpers ------------------------------------------------------------------
 
 
+def _outcome(func: Callable[[T], R], item: T) -> R | Exception:
+    """`func(item)`, or the upstream error it raised."""
+    try:
+        return func(item)
+    except UpstreamError as exc:
+        return exc
+
+
 def _parallel(func: Callable[[T], R], items: list[T]) -> list[tuple[T, R | Exception]]:
     """Run `func` over items with bounded concurrency; exceptions are returned, not raised."""
     if not items:
         return []
 
     def call(item: T) -> tuple[T, R | Exception]:
-        try:
-            return item, func(item)
-        except UpstreamError as exc:
-            return item, exc
+        return item, _outcome(func, item)
 
     workers = min(settings.LOOKOUT_POLL_CONCURRENCY, len(items))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookout-poll") as pool:
@@ -485,12 +490,21 @@ def _refresh(
     known: _KnownUuids,
     now: datetime,
     changes: list[StatusChange],
+    fetched: dict[str, UnitStatus | Exception] | None = None,
 ) -> tuple[int, int, int, list[Unit]]:
-    """Fetch the status of `due` units; returns changed, failed, outage and new SIPs."""
+    """Fetch the status of `due` units (but those already `fetched`, by UUID) and apply
+    them; returns changed, failed, outage and new SIPs."""
     changed = failed = outage = 0
     new_sips: list[Unit] = []
     base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
-    results = _parallel(lambda unit: _fetch_status(client, unit), due)
+    fetched = fetched or {}
+    fresh = _parallel(
+        lambda unit: _fetch_status(client, unit), [u for u in due if u.uuid not in fetched]
+    )
+    answers = iter(fresh)
+    results = [
+        (unit, fetched[unit.uuid]) if unit.uuid in fetched else next(answers) for unit in due
+    ]
     # The SIPs that transfers name, looked up together rather than one query each.
     known.check(
         result.sip_uuid
@@ -551,15 +565,26 @@ def workflow_poll(
 
     try:
         client = client or get_workflow_client(pipeline.client_config())
-        with ThreadPoolExecutor(max_workers=4, thread_name_prefix="lookout-discover") as pool:
+        first_round = settings.LOOKOUT_POLL_CONCURRENCY
+        with ThreadPoolExecutor(4 + first_round, thread_name_prefix="lookout-discover") as pool:
             discovery = _ask_for_lists(client, pool)
             units = _working_set(pipeline.slug)  # while the lists are on their way
+            # Units due whatever the lists say: the first round of their status requests
+            # goes out beside the lists', so the lists cost no round trip of their own.
+            # (The lists only ever make more units due, and the answers are applied
+            # after them, as before.)
+            early = [unit for unit in units.values() if is_due(unit, now=now)][:first_round]
+            answers = [
+                pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
+                for unit in early
+            ]
             found = discovery()
     except UpstreamError as exc:
         log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
         return finish(
             PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
         )
+    fetched = {unit.uuid: answer.result() for unit, answer in zip(early, answers, strict=True)}
 
     units.update(_named_units(pipeline.slug, units, found))
     known = _KnownUuids(pipeline.slug)
@@ -575,7 +600,7 @@ def workflow_poll(
 
     changes: list[StatusChange] = []
     changed, failed, outage, new_sips = _refresh(
-        client, due, units=units, known=known, now=now, changes=changes
+        client, due, units=units, known=known, now=now, changes=changes, fetched=fetched
     )
     # A transfer seen completing names its SIP: follow it in the same cycle.
     more_changed, more_failed, more_outage, _ = _refresh(
