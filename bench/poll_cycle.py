@@ -1,153 +1,455 @@
-"""Benchmark: one full status refresh of N active units, against a naive baseline.
+"""Benchmark: one workflow poll cycle of N active units, with finished units in history.
 
-    .venv/bin/python bench/poll_cycle.py --units 1000 --latency-ms 20
+    .venv/bin/python bench/poll_cycle.py --units 1000 --history 100000 --latency-ms 20 [--write]
+    DATABASE_URL=postgres://... .venv/bin/python bench/poll_cycle.py --database postgres ...
 
-Starts the simulator with the given per-request latency, starts N transfers through the
-workflow API (as Lookout's "start transfer" would, so Lookout tracks them), lets the
-poller learn them, then times:
-- Lookout: one `workflow_poll` cycle in which every unit is due (discovery + refresh
-  with bounded concurrency), counting upstream requests;
-- baseline: the same units refreshed one after another with one status call each, as
-  common automation scripts do.
-Targets: N units in at most 2 s, at most N+10 requests, at least 10x the baseline.
+Set-up (not measured): the simulator starts with no seeded units and simulated time
+frozen (`--speed 0`); N transfers are started through `v2beta/package`, the clock is
+moved on 22 s so every one of them is running a job, and each is registered with
+`unit_register`, as Lookout does for a transfer it starts. (A few fail in their first
+seconds, as in the simulator's normal odds; the report says how many stayed active.)
+`--history` finished units are bulk-created in the `Unit` table as COMPLETE (one in
+twenty FAILED) with two `StatusChange` rows each; the simulator does not list them.
+
+Measured, in `--processes` fresh child processes one after the other, each standing in
+for the worker: one cycle (in the first process it learns every unit), then `--runs`
+`workflow_poll` cycles in which every unit is due again. Time stands still upstream, so
+the units stay active and a cycle does the steady-state work: discovery (4 list
+requests), one status request per unit with `LOOKOUT_POLL_CONCURRENCY` in flight, and
+the writes. Per cycle: wall time, CPU time of Lookout and of the simulator, upstream
+requests, database queries (`CaptureQueriesContext`) and RSS growth; per process, its
+peak RSS (`ru_maxrss`). `--max-load` waits for a quieter machine before each process.
+
+Targets at 20 ms latency and 32 in flight: 1,000 units in at most 0.8 s (the latency
+bound is 1000 / 32 x 20 ms = 0.625 s); 10,000 in at most 8 s with the worker's RSS at
+most 250 MB; 100,000 finished units in history cost at most 20 % more than none.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import json
 import os
+import resource
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# The simulator's clock is moved on this far after the transfers are queued: every one
+# has started its first job by then (they queue for 3-21 s) and none has finished.
+ADVANCE_SECONDS = 22
+# Lookout's clock between measured cycles: more than the longest poll interval (5 min),
+# so every unit is due again in every cycle.
+CYCLE_STEP = timedelta(minutes=10)
+TARGET_SECONDS = {1000: 0.8, 10000: 8.0}
+TARGET_RSS_MB = 250.0
+HISTORY_TARGET = 0.20
 
-def configure_django(workdir: str, sim) -> None:
+
+# --- database -----------------------------------------------------------------
+
+
+@contextmanager
+def scratch_database(kind: str, workdir: str) -> Iterator[str]:
+    """A DATABASE_URL for an empty database that is dropped afterwards."""
+    if kind == "sqlite":
+        yield f"sqlite:///{workdir}/bench.sqlite3"
+        return
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        raise SystemExit(
+            "skipped: --database postgres needs DATABASE_URL=postgres://user@host:port/db "
+            "(a server where the user may create databases)"
+        )
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'postgres'}_pollbench"
+    try:
+        admin = psycopg.connect(url, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        raise SystemExit(
+            f"skipped: PostgreSQL at {parts.hostname}:{parts.port} unreachable: {exc}"
+        ) from None
+    with admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def configure_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["LOOKOUT_VAR_DIR"] = workdir
-    os.environ["DATABASE_URL"] = f"sqlite:///{workdir}/bench.sqlite3"
-    os.environ["LOOKOUT_WORKFLOW_URL"] = sim.workflow_url
-    os.environ["LOOKOUT_STORAGE_URL"] = sim.storage_url
     os.environ.pop("REDIS_URL", None)
     import django
     from django.conf import settings
 
     django.setup()
-    # The cache backend is not what is measured: keep it in memory.
+    # The cache is not what is measured (the poller does not use it): keep it in memory.
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
-def transfer_source(sim) -> tuple[str, str]:
-    import base64
+# --- set-up -------------------------------------------------------------------
 
-    import requests
 
-    headers = sim.auth_header
-    locations = requests.get(
-        f"{sim.storage_url}/api/v2/location/", params={"purpose": "TS"}, headers=headers, timeout=10
-    ).json()["objects"]
-    location = locations[0]["uuid"]
-    browse = requests.get(
-        f"{sim.storage_url}/api/v2/location/{location}/browse/", headers=headers, timeout=10
-    ).json()
-    first = base64.b64decode(browse["directories"][0]).decode()
-    return location, first
+def start_transfers(sim, count: int) -> list[str]:
+    """Queue `count` transfers through the workflow API; returns their UUIDs."""
+    from dashboard.clients.workflow import WorkflowClient
+
+    location, path = sim.control("state")["transfer_sources"][0]
+    client = WorkflowClient(sim.workflow_url, sim.user, sim.key)
+
+    def start(number: int) -> str:
+        return client.create_package(
+            name=f"bench-{number:05d}", location_uuid=location, path=path, auto_approve=True
+        )
+
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        return list(pool.map(start, range(count)))
+
+
+def register(slug: str, uuids: list[str]) -> None:
+    from django.db import transaction
+
+    from dashboard.services.units import unit_register
+
+    with transaction.atomic():
+        for uuid in uuids:
+            unit_register(pipeline=slug, uuid=uuid, kind="transfer")
+
+
+def seed_history(slug: str, count: int, batch: int = 5000) -> None:
+    """`count` finished units as earlier polls left them, each with two history rows."""
+    from django.db import connection, transaction
+
+    now = datetime.now(UTC)
+    with transaction.atomic():
+        _seed_history(slug, count, batch, now)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")  # as autovacuum would have done by then
+
+
+def _seed_history(slug: str, count: int, batch: int, now: datetime) -> None:
+    from dashboard.models import StatusChange, Unit
+
+    for first in range(0, count, batch):
+        units, changes = [], []
+        for number in range(first, min(count, first + batch)):
+            uuid = f"90000000-0000-4000-8000-{number:012d}"
+            finished_at = now - timedelta(days=3, seconds=number * 200)
+            status = "FAILED" if number % 20 == 0 else "COMPLETE"
+            units.append(
+                Unit(
+                    pipeline=slug,
+                    uuid=uuid,
+                    kind="sip",
+                    name=f"archived-{number:06d}",
+                    status=status,
+                    microservice="Remove the processing directory",
+                    directory=f"archived-{number:06d}",
+                    first_seen_at=finished_at - timedelta(hours=2),
+                    updated_at=finished_at,
+                    status_since=finished_at,
+                    last_polled_at=finished_at,
+                )
+            )
+            for from_status, to_status, at in (
+                ("", "PROCESSING", finished_at - timedelta(hours=2)),
+                ("PROCESSING", status, finished_at),
+            ):
+                changes.append(
+                    StatusChange(
+                        pipeline=slug,
+                        unit_uuid=uuid,
+                        unit_kind="sip",
+                        unit_name=f"archived-{number:06d}",
+                        from_status=from_status,
+                        to_status=to_status,
+                        microservice="Remove the processing directory",
+                        at=at,
+                    )
+                )
+        Unit.objects.bulk_create(units, batch_size=1000)
+        StatusChange.objects.bulk_create(changes, batch_size=1000)
+
+
+# --- the measured child process ------------------------------------------------
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def process_cpu_seconds(pid: str) -> float:
+    """User and system CPU time of another process so far (its threads included)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(args: argparse.Namespace) -> None:
+    """Runs in a fresh process (the worker): learn the units, then time `runs` cycles."""
+    configure_django({})
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from dashboard.clients.workflow import get_workflow_client
+    from dashboard.lib.pipelines import pipeline_list
+    from dashboard.models import FINAL_STATUSES, Unit
+    from dashboard.services.units import workflow_poll
+
+    pipeline = pipeline_list()[0]
+    counted = {"requests": 0}
+    client = get_workflow_client(pipeline.client_config())
+    client.session.hooks["response"].append(
+        lambda response, *a, **k: counted.__setitem__("requests", counted["requests"] + 1)
+    )
+
+    def cycle(now: datetime) -> dict[str, float]:
+        counted["requests"] = 0
+        before = rss_mb()
+        simulator = os.environ["BENCH_SIMULATOR_PID"]
+        simulator_cpu = process_cpu_seconds(simulator)
+        with CaptureQueriesContext(connection) as queries:
+            cpu = time.process_time()
+            started = time.perf_counter()
+            summary = workflow_poll(pipeline=pipeline, client=client, now=now)
+            seconds = time.perf_counter() - started
+            cpu = time.process_time() - cpu
+        simulator_cpu = process_cpu_seconds(simulator) - simulator_cpu
+        assert summary.ok, summary.line()
+        return {
+            "seconds": seconds,
+            "cpu_seconds": cpu,
+            "simulator_cpu_seconds": simulator_cpu,
+            "requests": counted["requests"],
+            "queries": len(queries),
+            "refreshed": summary.refreshed,
+            "changed": summary.changed,
+            "rss_growth_mb": rss_mb() - before,
+        }
+
+    # Later processes start their clock past every unit's next poll of the ones before.
+    start = timezone.now() + CYCLE_STEP * (args.runs + 1) * args.process
+    results = {"first": cycle(start), "cycles": []}
+    for run in range(1, args.runs + 1):
+        results["cycles"].append(cycle(start + CYCLE_STEP * run))
+    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    results["rss_mb"] = rss_mb()
+    units = Unit.objects.filter(pipeline=pipeline.slug)
+    results["active_after"] = units.exclude(status__in=FINAL_STATUSES).count()
+    results["finished_after"] = units.filter(status__in=FINAL_STATUSES).count()
+    print(json.dumps(results))
+
+
+# --- report -------------------------------------------------------------------
+
+
+def report(args: argparse.Namespace, command: str, results: list[dict], setup: dict) -> str:
+    seconds = [c["seconds"] for result in results for c in result["cycles"]]
+    median = statistics.median(seconds)
+    peak = max(result["peak_rss_mb"] for result in results)
+    target = TARGET_SECONDS.get(args.units)
+    verdicts = []
+    if target is not None:
+        verdicts.append(f"at most {target:g} s: {'met' if median <= target else 'MISSED'}")
+    if args.units >= 10000:
+        verdicts.append(
+            f"worker RSS at most {TARGET_RSS_MB:.0f} MB: "
+            f"{'met' if peak <= TARGET_RSS_MB else 'MISSED'}"
+        )
+    bound = args.units / args.concurrency * args.latency_ms / 1000
+    first = results[0]["first"]
+    lines = [
+        f"Command: `{command}`",
+        "",
+        f"{args.units} active units ({results[-1]['active_after']} still active at the end), "
+        f"{args.history} finished units in history, {args.database}; simulator latency "
+        f"{args.latency_ms} ms, {args.concurrency} requests in flight (latency bound "
+        f"{bound:.2f} s). Python {sys.version.split()[0]}, {os.cpu_count()} CPUs. Set-up: "
+        f"{setup['start_seconds']:.1f} s to start the transfers, {setup['history_seconds']:.1f} s "
+        "to write the history. The first process's first cycle learns every unit (all "
+        f"statuses new): {first['seconds']:.2f} s, {first['cpu_seconds']:.2f} s of CPU, "
+        f"{first['queries']} queries, {first['changed']} changed.",
+        "",
+        "| process | load average before, after | all-due cycles: median s (min-max) "
+        "| CPU s Lookout, simulator (median) | upstream requests | DB queries "
+        "| refreshed | peak RSS MB | RSS growth per cycle MB (max) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for number, result in enumerate(results, 1):
+        cycles = result["cycles"]
+        times = [c["seconds"] for c in cycles]
+
+        def median_of(key: str, cycles: list[dict] = cycles) -> float:
+            return statistics.median(c[key] for c in cycles)
+
+        lines.append(
+            f"| {number} | {result['load_before']:.1f}, {result['load_after']:.1f} "
+            f"| {statistics.median(times):.2f} ({min(times):.2f}-{max(times):.2f}) "
+            f"| {median_of('cpu_seconds'):.2f}, {median_of('simulator_cpu_seconds'):.2f} "
+            f"| {max(c['requests'] for c in cycles)} | {max(c['queries'] for c in cycles)} "
+            f"| {min(c['refreshed'] for c in cycles)} | {result['peak_rss_mb']:.0f} "
+            f"| {max(c['rss_growth_mb'] for c in cycles):.1f} |"
+        )
+    lines += [
+        "",
+        f"Median of all {len(seconds)} all-due cycles: {median:.2f} s; worker peak RSS "
+        f"{peak:.0f} MB (the first process, which also learnt the units, "
+        f"{results[0]['peak_rss_mb']:.0f} MB)."
+        + (f" Targets: {'; '.join(verdicts)}." if verdicts else ""),
+    ]
+    return "\n".join(lines)
+
+
+def wait_for_load(limit: float | None, patience: float = 300) -> None:
+    """Wait (up to `patience` seconds) for the 1-minute load average to drop below `limit`."""
+    deadline = time.monotonic() + patience
+    while limit is not None and os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        time.sleep(5)
+
+
+def replace_section(document: str, heading: str, section: str) -> str:
+    """Put `section` where the section starting with `heading` was, or at the end."""
+    start = document.find(f"\n{heading}")
+    if start == -1:
+        return f"{document.rstrip()}\n\n{section}"
+    following = document.find("\n## ", start + 1)
+    rest = document[following:] if following != -1 else "\n"
+    return f"{document[:start].rstrip()}\n\n{section}{rest}"
+
+
+# --- main ---------------------------------------------------------------------
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--units", type=int, default=1000, help="active units")
+    parser.add_argument("--history", type=int, default=0, help="finished units in the database")
     parser.add_argument("--latency-ms", type=int, default=20)
-    parser.add_argument("--concurrency", type=int, default=None)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="LOOKOUT_POLL_CONCURRENCY (default 32)"
+    )
+    parser.add_argument("--runs", type=int, default=5, help="all-due cycles per process")
+    parser.add_argument(
+        "--processes", type=int, default=3, help="measured processes, one after the other"
+    )
+    parser.add_argument(
+        "--max-load",
+        type=float,
+        default=None,
+        help="before each process, wait up to 5 min for the load average to drop below this",
+    )
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
+    parser.add_argument(
+        "--profile", metavar="FILE", help="record the measured process with py-spy (raw stacks)"
+    )
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--process", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        measure(args)
+        return
+    args.concurrency = args.concurrency or int(os.environ.get("LOOKOUT_POLL_CONCURRENCY", 32))
+    # Stopped from outside: still stop the simulator and drop the scratch database.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    command = ".venv/bin/python bench/poll_cycle.py " + " ".join(sys.argv[1:])
+    if args.database == "postgres":
+        command = "DATABASE_URL=postgres://... " + command
 
     from tests.support.simulator_process import SimulatorProcess
 
     with (
         tempfile.TemporaryDirectory() as workdir,
-        SimulatorProcess(units=20, packages=50, latency_ms=args.latency_ms, seed=7) as sim,
+        scratch_database(args.database, workdir) as database_url,
+        SimulatorProcess(units=0, packages=20, latency_ms=args.latency_ms, seed=7, speed=0) as sim,
     ):
-        configure_django(workdir, sim)
-        from django.conf import settings
-        from django.utils import timezone
+        env = {
+            "LOOKOUT_VAR_DIR": workdir,
+            "DATABASE_URL": database_url,
+            "LOOKOUT_WORKFLOW_URL": sim.workflow_url,
+            "LOOKOUT_WORKFLOW_USER": sim.user,
+            "LOOKOUT_WORKFLOW_KEY": sim.key,
+            "LOOKOUT_STORAGE_URL": sim.storage_url,
+            "LOOKOUT_POLL_CONCURRENCY": str(args.concurrency),
+            "BENCH_SIMULATOR_PID": str(sim.pid),
+        }
+        configure_django(env)
+        from django.core.management import call_command
+        from django.db import connections
 
-        from dashboard.clients.workflow import WorkflowClient, WorkflowError
         from dashboard.lib.pipelines import pipeline_list
-        from dashboard.services import units as unit_services
 
-        if args.concurrency:
-            settings.LOOKOUT_POLL_CONCURRENCY = args.concurrency
-        pipeline = pipeline_list()[0]
-        location, path = transfer_source(sim)
-        starter = WorkflowClient(sim.workflow_url, sim.user, sim.key)
-
-        def start(n: int) -> str:
-            return starter.create_package(
-                name=f"bench-{n}", location_uuid=location, path=path, auto_approve=True
-            )
-
-        with ThreadPoolExecutor(max_workers=32) as pool:
-            uuids = list(pool.map(start, range(args.units)))
-        for uuid in uuids:
-            unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid, kind="transfer")
-
-        counted = {"requests": 0}
-
-        def counting_client() -> WorkflowClient:
-            client = WorkflowClient(
-                sim.workflow_url, sim.user, sim.key, timeout=settings.LOOKOUT_HTTP_TIMEOUT
-            )
-            client.session.hooks["response"].append(
-                lambda response, *a, **k: counted.__setitem__("requests", counted["requests"] + 1)
-            )
-            return client
-
-        now = timezone.now()
-        unit_services.workflow_poll(
-            pipeline=pipeline, client=counting_client(), now=now
-        )  # learn them
-
-        lookout_times, lookout_requests = [], []
-        for run in range(1, args.runs + 1):
-            counted["requests"] = 0
-            client = counting_client()
-            later = now + timedelta(seconds=11 * run)  # every unit due again
-            started = time.perf_counter()
-            summary = unit_services.workflow_poll(pipeline=pipeline, client=client, now=later)
-            lookout_times.append(time.perf_counter() - started)
-            lookout_requests.append(counted["requests"])
-            assert summary.ok, summary.line()
-
-        baseline_client = WorkflowClient(sim.workflow_url, sim.user, sim.key)
+        call_command("migrate", verbosity=0)
+        slug = pipeline_list()[0].slug
+        setup = {}
         started = time.perf_counter()
-        for uuid in uuids:
-            with contextlib.suppress(WorkflowError):
-                baseline_client.get_transfer_status(uuid)
-        baseline = time.perf_counter() - started
+        uuids = start_transfers(sim, args.units)
+        sim.control("advance", {"seconds": ADVANCE_SECONDS})
+        setup["start_seconds"] = time.perf_counter() - started
+        register(slug, uuids)
+        started = time.perf_counter()
+        seed_history(slug, args.history)
+        setup["history_seconds"] = time.perf_counter() - started
+        print(f"simulator: {sim.control('state')['units']}", file=sys.stderr)
+        connections.close_all()
 
-    best = min(lookout_times)
-    print(
-        f"units: {args.units}, simulator latency: {args.latency_ms} ms, "
-        f"concurrency: {settings.LOOKOUT_POLL_CONCURRENCY}"
-    )
-    print(
-        f"lookout full refresh: best {best:.2f} s, median {statistics.median(lookout_times):.2f} s "
-        f"over {args.runs} runs; upstream requests per cycle: {max(lookout_requests)} "
-        f"(target <= {args.units + 10})"
-    )
-    print(f"naive sequential baseline: {baseline:.2f} s ({args.units} requests)")
-    print(f"speed-up: {baseline / best:.1f}x (target >= 10x)")
+        results = []
+        for process in range(args.processes):
+            wait_for_load(args.max_load)
+            load_before = os.getloadavg()[0]
+            profiler = ["py-spy", "record", "--gil", "--format", "raw", "-o", args.profile, "--"]
+            child = subprocess.run(
+                [
+                    *(profiler if args.profile and process == 0 else []),
+                    *(sys.executable, __file__, "--measure", "--runs", str(args.runs)),
+                    *("--process", str(process)),
+                ],
+                env={**os.environ, **env},
+                cwd=ROOT,
+                check=True,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            # The last JSON line (py-spy, when profiling, prints its own lines after it).
+            lines = [line for line in child.stdout.splitlines() if line[:1] == "{"]
+            result = json.loads(lines[-1])
+            result.update(load_before=load_before, load_after=os.getloadavg()[0])
+            results.append(result)
+            cycles = ", ".join(f"{c['seconds']:.2f}" for c in result["cycles"])
+            print(f"process {process + 1}: {cycles} s", file=sys.stderr)
+
+    text = report(args, command.strip(), results, setup)
+    print(text)
+    if args.write:
+        target = ROOT / "BENCHMARKS.md"
+        heading = (
+            f"## Pollers: one workflow poll cycle, {args.units} active and {args.history} "
+            f"finished units, {args.database}"
+        )
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+        section = f"{heading} ({stamp})\n\n{text}\n"
+        target.write_text(replace_section(target.read_text(), heading, section))
 
 
 if __name__ == "__main__":

@@ -225,6 +225,60 @@ def test_a_completed_transfer_leads_the_poller_to_its_sip(pipeline, client):
     assert summary.discovered == 1
 
 
+def test_a_transfer_naming_a_sip_already_in_history_does_not_add_it_again(pipeline, client):
+    # A full reingest: the transfer names the AIP's SIP, finished long ago and no longer
+    # listed upstream, so only the database knows it.
+    now = timezone.now()
+    Unit.objects.create(
+        pipeline=pipeline.slug,
+        uuid=uuid_for(2),
+        kind="sip",
+        status="COMPLETE",
+        first_seen_at=now - timedelta(days=30),
+        updated_at=now - timedelta(days=30),
+    )
+    transfer = client.add(FakeUnit(uuid_for(1), microservice="Create SIP(s)"))
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(1), kind="transfer")
+    poll(pipeline, client, now)
+    transfer.status = UnitStatusValue.COMPLETE
+    transfer.sip_uuid = uuid_for(2)
+
+    summary = poll(pipeline, client, now + timedelta(seconds=10))
+
+    assert summary.discovered == 0
+    assert client.count("get_ingest_status") == 0
+    assert Unit.objects.filter(uuid=uuid_for(2)).count() == 1
+    assert units_of(pipeline.slug)[uuid_for(1)].finished
+
+
+def test_a_finished_unit_a_waiting_list_names_again_is_shown_waiting(pipeline, client):
+    # A partial reingest: the SIP keeps its UUID and waits at a decision again.
+    now = timezone.now()
+    Unit.objects.create(
+        pipeline=pipeline.slug,
+        uuid=uuid_for(1),
+        kind="sip",
+        status="COMPLETE",
+        first_seen_at=now - timedelta(days=30),
+        updated_at=now - timedelta(days=30),
+    )
+    client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Approve normalization",
+        )
+    )
+
+    poll(pipeline, client, now)
+
+    unit = units_of(pipeline.slug)[uuid_for(1)]
+    assert unit.awaiting_decision
+    assert unit.decision == "Approve normalization"
+    assert unit.waiting_since == now
+
+
 def test_a_complete_transfer_without_its_sip_uuid_yet_is_polled_until_it_appears(pipeline, client):
     transfer = client.add(FakeUnit(uuid_for(1), status=UnitStatusValue.COMPLETE))
     unit_services.unit_register(pipeline=pipeline.slug, uuid=transfer.uuid, kind="transfer")

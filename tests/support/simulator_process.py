@@ -44,6 +44,10 @@ class SimulatorProcess:
         self._stdout_reader: threading.Thread | None = None
 
     @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    @property
     def auth_header(self) -> dict[str, str]:
         return {"Authorization": f"ApiKey {self.user}:{self.key}"}
 
