@@ -48,14 +48,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 # The simulator's clock is moved on this far after the transfers are queued: every one
-# has started its first job by then (they queue for 3-21 s) and none has finished.
+# has started its first job by then (they queue for 3-21 s); a few in a thousand fail in
+# these first seconds, as the simulator's odds have it, and the report counts them.
 ADVANCE_SECONDS = 22
 # Lookout's clock between measured cycles: more than the longest poll interval (5 min),
 # so every unit is due again in every cycle.
 CYCLE_STEP = timedelta(minutes=10)
 TARGET_SECONDS = {1000: 0.8, 10000: 8.0}
 TARGET_RSS_MB = 250.0
-HISTORY_TARGET = 0.20
 
 
 # --- database -----------------------------------------------------------------
