@@ -6,9 +6,12 @@ The model is healthchecks' Check/Flip/Channel: a condition seen by a rule opens 
 the condition is gone. Each message to a channel is an `AlertMessage` row, created at
 most once per (alert, channel, kind) and sent by `outbox_deliver_due`, which claims a row
 with a conditional UPDATE before sending and records the outcome under the same claim.
-A worker killed mid-send leaves the claim to expire; the row is then sent again (at least
-once, never twice for a send that was recorded), and receivers can tell by the message
-id in every message.
+A claim is a lease twice as long as the sending task's hard time limit, so it runs out
+only when its sender is surely dead. A worker stopped (SIGTERM) finishes its send and
+records it: nothing is sent twice. A worker killed mid-send (SIGKILL, a crash) leaves the
+claim to run out; the row is then sent again, with the same message id, because the
+receiver may or may not have taken it: at least once, and a repeat only of the one
+message that was in flight.
 
 What is already true the first time a rule looks at a scope (a pipeline, the services,
 storage, fixity) is recorded as baseline: shown on the alerts page, never sent.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -79,8 +83,7 @@ SENDS_RESOLVED = frozenset(
 FAILED_JOB_PATIENCE = timedelta(minutes=3)
 UNIT_KINDS = frozenset({AlertKind.UNIT_FAILED, AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK})
 
-# Delivery: a claim outlives any send (webhook and SMTP timeouts are seconds).
-CLAIM_TTL = timedelta(minutes=2)
+# Delivery: see `delivery_limits`.
 BACKOFF_FIRST = timedelta(seconds=30)
 BACKOFF_MAX = timedelta(hours=1)
 MAX_ATTEMPTS = 10
@@ -883,6 +886,21 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_MAX, delay)
 
 
+@dataclass(frozen=True)
+class DeliveryLimits:
+    # How long a claim keeps other senders off a message.
+    lease: timedelta
+    # How long a run may go on claiming new messages: after that one more send (at its
+    # longest) still ends before the task's hard time limit.
+    claim_for: float
+
+
+def delivery_limits() -> DeliveryLimits:
+    run = float(settings.LOOKOUT_ALERT_DELIVERY_SECONDS)
+    longest_send = max(2 * float(settings.LOOKOUT_WEBHOOK_TIMEOUT), float(settings.EMAIL_TIMEOUT))
+    return DeliveryLimits(lease=timedelta(seconds=2 * run), claim_for=run - longest_send)
+
+
 def _claimable(now: datetime) -> Q:
     return Q(sent_at__isnull=True, gave_up_at__isnull=True, next_attempt_at__lte=now) & (
         Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
@@ -894,7 +912,7 @@ def message_deliver(*, message_id: int, now: datetime | None = None) -> bool | N
     now = now or timezone.now()
     token = uuid.uuid4().hex
     claimed = AlertMessage.objects.filter(_claimable(now), pk=message_id).update(
-        claim_token=token, claimed_until=now + CLAIM_TTL
+        claim_token=token, claimed_until=now + delivery_limits().lease
     )
     if not claimed:
         return None  # sent, given up, not due, or another worker holds it
@@ -943,15 +961,23 @@ class DeliverySummary:
 def outbox_deliver_due(
     *, now: datetime | None = None, limit: int = DELIVER_BATCH
 ) -> DeliverySummary:
-    """Send every due message once (oldest first); failures wait for their backoff."""
-    now = now or timezone.now()
+    """Send every due message once (oldest first); failures wait for their backoff.
+
+    Stops claiming when one more send could outlast the task's time limit; the next run
+    (every poll queues one) takes the rest. `now` is for tests that move the clock;
+    otherwise each claim is taken at its own moment, so a late one gets its full lease.
+    """
     due = list(
-        AlertMessage.objects.filter(_claimable(now))
+        AlertMessage.objects.filter(_claimable(now or timezone.now()))
         .order_by("next_attempt_at", "id")
         .values_list("pk", flat=True)[:limit]
     )
+    started = time.monotonic()
+    claim_for = delivery_limits().claim_for
     sent = failed = 0
-    for message_id in due:
+    for index, message_id in enumerate(due):
+        if index and time.monotonic() - started > claim_for:
+            break  # the first always goes: every run makes progress
         outcome = message_deliver(message_id=message_id, now=now)
         sent += outcome is True
         failed += outcome is False

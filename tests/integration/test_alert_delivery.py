@@ -6,19 +6,11 @@ the API."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import io
-import json
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stdout
-from email import message_from_bytes
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import redirect_stdout
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.core.management import call_command
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
@@ -26,64 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from dashboard import tasks
 from dashboard.models import Alert, AlertKind, AlertMessage, AlertRule, Unit
 from tests.integration.conftest import point_at
-from tests.support.redis_server import free_port
+from tests.support.receivers import smtp_server, webhook_receiver
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list = []
-
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's name)
-        self.messages.append(message_from_bytes(envelope.original_content))
-        return "250 Message accepted for delivery"
-
-
-@contextmanager
-def smtp_server() -> Iterator[tuple[int, Inbox]]:
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield port, inbox
-    finally:
-        controller.stop()
-
-
-@contextmanager
-def webhook_receiver() -> Iterator[tuple[str, list[dict], dict]]:
-    """Answers 204 to a correctly signed POST, 401 otherwise; keeps what it accepted."""
-    received: list[dict] = []
-    config = {"secret": ""}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's name)
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            expected = hmac.new(config["secret"].encode(), body, hashlib.sha256).hexdigest()
-            given = self.headers.get("X-Lookout-Signature", "")
-            if not hmac.compare_digest(given, f"sha256={expected}"):
-                self.send_response(401)
-                self.end_headers()
-                return
-            received.append(json.loads(body))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/hook", received, config
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _add(kind: str, target: str) -> str:
@@ -113,13 +52,14 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings
     settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
     with (
         smtp_server() as (smtp_port, inbox),
-        webhook_receiver() as (hook_url, received, hook_config),
+        webhook_receiver() as hook,
         SimulatorProcess(units=200, seed=11, speed=0) as sim,
     ):
         settings.EMAIL_PORT = smtp_port
         point_at(settings, sim)
         _add("email", "ops@example.org")
-        hook_config["secret"] = _add("webhook", hook_url)
+        hook.secret = _add("webhook", hook.url)
+        received = hook.received
         _only(AlertKind.UNIT_FAILED)
 
         _cycle(sim, 0)  # the first look: what has failed already is baseline
