@@ -55,6 +55,7 @@ from dashboard.models import (
     Unit,
 )
 from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors.digest import digest_contents
 from dashboard.selectors.freshness import service_health_list
 
 log = logging.getLogger(__name__)
@@ -334,13 +335,14 @@ class EvaluationSummary:
     baseline: int = 0
     resolved: int = 0
     messages: int = 0
+    digests: int = 0
     notes: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         return (
             f"alerts: {self.opened} opened ({self.baseline} baseline), "
             f"{self.resolved} resolved, {self.messages} messages queued"
-        )
+        ) + (f", {self.digests} daily digests queued" if self.digests else "")
 
 
 def _when(moment: datetime | None) -> str:
@@ -711,7 +713,69 @@ def alerts_evaluate(*, now: datetime | None = None) -> EvaluationSummary:
     Alert.objects.filter(rule__enabled=False, state=Alert.State.OPEN).update(
         state=Alert.State.RESOLVED, resolved_at=now
     )
+    summary.digests = digests_queue(now=now)
     return summary
+
+
+# --------------------------------------------------------------------------- digests
+
+
+def digests_queue(*, now: datetime | None = None) -> int:
+    """Queue today's digest for each opted-in channel whose hour (TIME_ZONE) has come.
+
+    Checked with every evaluation, so no scheduler is needed. The outbox row is the record
+    of the day: one per channel and day (a unique constraint), so a restart or a second
+    evaluation never queues another, and a Lookout that was down at the hour sends it at
+    its first poll after, the same day. A day with no poll after the hour has no digest.
+    """
+    now = now or timezone.now()
+    local = timezone.localtime(now)
+    due = list(
+        AlertChannel.objects.filter(
+            enabled=True, digest_hour__isnull=False, digest_hour__lte=local.hour
+        ).exclude(messages__digest_day=local.date())
+    )
+    if not due:
+        return 0
+    contents = digest_contents(now=now)
+    rows = [
+        AlertMessage(
+            channel=channel,
+            kind=AlertMessage.Kind.DIGEST,
+            created_at=now,
+            next_attempt_at=now,
+            digest_day=local.date(),
+            digest=contents,
+        )
+        for channel in due
+    ]
+    AlertMessage.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def alert_channel_digest_set(
+    *, channel_id: int, hour: int | None, actor: Actor | None = None, actor_name: str = ""
+) -> AlertChannel:
+    """Opt a channel in to a daily digest at `hour` (0-23, TIME_ZONE), or out with None."""
+    if hour is not None and not 0 <= hour <= 23:
+        raise AlertError("A digest hour is a whole hour from 0 to 23.")
+    with transaction.atomic():
+        channel = AlertChannel.objects.select_for_update().filter(pk=channel_id).first()
+        if channel is None:
+            raise AlertError(f"There is no alert channel with id {channel_id}.")
+        before = channel.digest_hour
+        channel.digest_hour = hour
+        channel.save(update_fields=["digest_hour"])
+        _audit(
+            action="alert_channel_digest",
+            target_kind="alert_channel",
+            target=str(channel.pk),
+            label=str(channel),
+            actor=actor,
+            actor_name=actor_name,
+            parameters={"before": before, "after": hour},
+        )
+    return channel
 
 
 # --------------------------------------------------------------------------- silencing
@@ -784,10 +848,51 @@ def _members(alert: Alert) -> list[Alert]:
     return list(alert.members.order_by("opened_at", "id"))
 
 
+def _digest_render(message: AlertMessage, message_id: str) -> Rendered:
+    digest = message.digest
+    day = message.digest_day.isoformat() if message.digest_day else ""
+    at = datetime.fromisoformat(digest["at"])
+    waiting = digest["waiting"]
+    lines = [f"Lookout daily digest, {_when(at)}", ""]
+    lines.append(f"Waiting for a decision: {vocabulary.count_noun(waiting['count'], 'unit')}")
+    oldest = waiting.get("oldest")
+    if oldest:
+        oldest["url"] = _absolute(oldest["path"])
+        whose = "Lookout first saw it waiting" if oldest["at_least"] else "workflow service's time"
+        lines.append(
+            f"Oldest: {oldest['kind']} {oldest['name']} ({oldest['pipeline']}) has waited"
+            f"{' at least' if oldest['at_least'] else ''} {oldest['waited']}, since "
+            f"{_when(datetime.fromisoformat(oldest['waiting_since']))} ({whose})"
+            + (f": {oldest['decision']}" if oldest["decision"] else "")
+        )
+        lines.append(f"  {oldest['url']}")
+    failed = sum(group["count"] for group in digest["failures"])
+    lines += ["", f"Failures in the last 24 hours: {vocabulary.count_noun(failed, 'unit')}"]
+    for group in digest["failures"]:
+        last = group["last_failed_at"]
+        lines.append(
+            f"- {group['pipeline_name']}: {group['count']} at {group['job']}"
+            + (f" (last {_when(datetime.fromisoformat(last))})" if last else "")
+        )
+    lines += ["", "Storage spaces:"]
+    lines += [f"- {space['name']}: {space['text']}" for space in digest["spaces"]]
+    if not digest["spaces"]:
+        lines.append("- none known yet (the storage service has not been polled)")
+    lines += ["", f"Alerts: {_absolute(reverse('dashboard:alert-list'))}"]
+    text = "\n".join(lines)
+    return Rendered(
+        subject=f"[Lookout] Daily digest {day}: {waiting['count']} waiting, {failed} failed",
+        text=text,
+        payload={"id": message_id, "event": "digest", "day": day, "digest": digest, "text": text},
+    )
+
+
 def message_render(message: AlertMessage) -> Rendered:
     """What a message says: one text for e-mail and Slack, one JSON object for webhooks."""
     alert = message.alert
     message_id = f"lookout-{message.pk}"
+    if message.kind == AlertMessage.Kind.DIGEST:
+        return _digest_render(message, message_id)
     if alert is None:
         text = "This is a test message from Lookout. If you read it, the channel works."
         return Rendered(
