@@ -16,9 +16,9 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from dashboard import tasks
-from dashboard.models import Alert, AlertKind, AlertMessage, AlertRule, Unit
+from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule, Unit
 from tests.integration.conftest import point_at
-from tests.support.receivers import smtp_server, webhook_receiver
+from tests.support.receivers import MESSAGE_ID_HEADER, smtp_server, webhook_receiver
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import make_user
 
@@ -125,3 +125,44 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings
         for status, count in units.items():
             listed = client.get("/api/v1/units/", {"status": status}).json()["count"]
             assert listed == count, status
+
+
+def test_a_daily_digest_reaches_a_real_mail_server_and_webhook_once(settings, redis_cache):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
+    with (
+        smtp_server() as (smtp_port, inbox),
+        webhook_receiver() as hook,
+        SimulatorProcess(units=60, packages=10, seed=11, speed=0) as sim,
+    ):
+        settings.EMAIL_PORT = smtp_port
+        point_at(settings, sim)
+        _add("email", "ops@example.org")
+        hook.secret = _add("webhook", hook.url)
+        _only()  # no rule: only the digest speaks
+        tasks.poll_storage()
+        _cycle(sim, 0)
+        assert not inbox.messages and not hook.arrivals  # nobody opted in yet
+        # Midnight has always passed: the digest is due at the next poll.
+        for channel in AlertChannel.objects.values_list("pk", flat=True):
+            call_command("alert_channel", "digest", str(channel), "0", stdout=io.StringIO())
+        for _ in range(3):  # later polls the same day send nothing more
+            _cycle(sim, 60)
+
+        assert len(inbox.messages) == 1 and len(hook.received) == 1
+        assert len(hook.arrivals) == 1  # signed: the receiver accepted it
+        waiting = Unit.objects.filter(hidden=False, awaiting_decision=True).count()
+        failed = hook.received[0]["digest"]["failures"]
+        mail = inbox.messages[0]
+        text = mail.get_payload(decode=True).decode()
+        assert f"Waiting for a decision: {waiting} unit" in text
+        assert "Storage spaces:" in text and "none known yet" not in text
+        assert hook.received[0]["event"] == "digest"
+        assert hook.received[0]["digest"]["waiting"]["count"] == waiting
+        assert hook.received[0]["digest"]["spaces"]
+        assert mail["Subject"].endswith(
+            f"{waiting} waiting, {sum(g['count'] for g in failed)} failed"
+        )
+        assert mail[MESSAGE_ID_HEADER] != hook.arrivals[0]  # one outbox row per channel
+        assert AlertMessage.objects.filter(kind="digest", sent_at__isnull=False).count() == 2
