@@ -21,28 +21,27 @@ GROUPS_PER_PIPELINE = 20
 
 
 def _oldest_waiting(now: datetime) -> dict[str, Any] | None:
-    row = (
+    unit = (
         Unit.objects.filter(hidden=False, awaiting_decision=True, waiting_since__isnull=False)
         .order_by("waiting_since", "id")
-        .values(
-            "uuid", "name", "kind", "pipeline", "decision", "waiting_since", "waiting_since_from"
-        )
+        .only("uuid", "name", "kind", "pipeline", "decision", "waiting_since", "waiting_since_from")
         .first()
     )
-    if row is None:
+    if unit is None or unit.waiting_since is None:
         return None
+    since = unit.waiting_since
     return {
-        "uuid": str(row["uuid"]),
-        "name": row["name"] or str(row["uuid"]),
-        "kind": vocabulary.unit_kind_label(row["kind"]) if row["kind"] else "Unit",
-        "pipeline": row["pipeline"],
-        "decision": row["decision"],
-        "waiting_since": row["waiting_since"].isoformat(),
+        "uuid": str(unit.uuid),
+        "name": unit.name or str(unit.uuid),
+        "kind": vocabulary.unit_kind_label(unit.kind) if unit.kind else "Unit",
+        "pipeline": unit.pipeline,
+        "decision": unit.decision,
+        "waiting_since": since.isoformat(),
         # Upstream: the workflow service's own time; else when Lookout first saw it waiting.
-        "waiting_since_from": row["waiting_since_from"],
-        "waited": vocabulary.duration((now - row["waiting_since"]).total_seconds()),
-        "at_least": row["waiting_since_from"] == TimesFrom.OBSERVED,
-        "path": reverse("dashboard:unit-detail", kwargs={"uuid": row["uuid"]}),
+        "waiting_since_from": unit.waiting_since_from,
+        "waited": vocabulary.duration((now - since).total_seconds()),
+        "at_least": unit.waiting_since_from == TimesFrom.OBSERVED,
+        "path": reverse("dashboard:unit-detail", kwargs={"uuid": unit.uuid}),
     }
 
 

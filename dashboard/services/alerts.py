@@ -162,21 +162,41 @@ def alert_rule_update(
         threshold < 1
     ):
         raise AlertError("This threshold must be at least 1.")
-    before = {"enabled": rule.enabled, "threshold": rule.threshold}
+    _change_audited(
+        rule,
+        {"enabled": enabled, "threshold": threshold},
+        action="alert_rule_change",
+        target_kind="alert_rule",
+        actor=actor,
+        actor_name=actor_name,
+    )
+    return rule
+
+
+def _change_audited(
+    row: AlertRule | AlertChannel,
+    changes: dict[str, Any],
+    *,
+    action: str,
+    target_kind: str,
+    actor: Actor | None,
+    actor_name: str,
+) -> None:
+    """Save `changes` to a row and audit them, before and after, in one transaction."""
+    before = {name: getattr(row, name) for name in changes}
     with transaction.atomic():
-        rule.enabled = enabled
-        rule.threshold = threshold
-        rule.save(update_fields=["enabled", "threshold"])
+        for name, value in changes.items():
+            setattr(row, name, value)
+        row.save(update_fields=list(changes))
         _audit(
-            action="alert_rule_change",
-            target_kind="alert_rule",
-            target=str(rule.pk),
-            label=str(rule),
+            action=action,
+            target_kind=target_kind,
+            target=str(row.pk),
+            label=str(row),
             actor=actor,
             actor_name=actor_name,
-            parameters={"before": before, "after": {"enabled": enabled, "threshold": threshold}},
+            parameters={"before": before, "after": changes},
         )
-    return rule
 
 
 def alert_rule_add(
@@ -759,22 +779,17 @@ def alert_channel_digest_set(
     """Opt a channel in to a daily digest at `hour` (0-23, TIME_ZONE), or out with None."""
     if hour is not None and not 0 <= hour <= 23:
         raise AlertError("A digest hour is a whole hour from 0 to 23.")
-    with transaction.atomic():
-        channel = AlertChannel.objects.select_for_update().filter(pk=channel_id).first()
-        if channel is None:
-            raise AlertError(f"There is no alert channel with id {channel_id}.")
-        before = channel.digest_hour
-        channel.digest_hour = hour
-        channel.save(update_fields=["digest_hour"])
-        _audit(
-            action="alert_channel_digest",
-            target_kind="alert_channel",
-            target=str(channel.pk),
-            label=str(channel),
-            actor=actor,
-            actor_name=actor_name,
-            parameters={"before": before, "after": hour},
-        )
+    channel = AlertChannel.objects.filter(pk=channel_id).first()
+    if channel is None:
+        raise AlertError(f"There is no alert channel with id {channel_id}.")
+    _change_audited(
+        channel,
+        {"digest_hour": hour},
+        action="alert_channel_digest",
+        target_kind="alert_channel",
+        actor=actor,
+        actor_name=actor_name,
+    )
     return channel
 
 

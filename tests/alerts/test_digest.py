@@ -147,7 +147,7 @@ def test_opting_in_and_out_is_audited_and_checks_the_hour(channel):
     alerts.alert_channel_digest_set(channel_id=channel.pk, hour=None, actor_name="ops")
     assert AlertChannel.objects.get().digest_hour is None
     entry = AuditEntry.objects.filter(action="alert_channel_digest").latest("id")
-    assert entry.parameters == {"before": HOUR, "after": None}
+    assert entry.parameters == {"before": {"digest_hour": HOUR}, "after": {"digest_hour": None}}
     assert entry.actor_name == "ops"
 
 

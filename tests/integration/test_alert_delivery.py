@@ -2,12 +2,13 @@
 (aiosmtpd) and a real HTTP receiver each get exactly one message, the receiver checks the
 signature, and nothing more arrives on later polls. A stale service sends "resolved"
 when it recovers. /metrics is parsed with prometheus-client's parser and checked against
-the API."""
+the API. A daily digest reaches both receivers once."""
 
 from __future__ import annotations
 
 import io
 import time
+from collections.abc import Iterator
 from contextlib import redirect_stdout
 
 import pytest
@@ -18,7 +19,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from dashboard import tasks
 from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule, Unit
 from tests.integration.conftest import point_at
-from tests.support.receivers import MESSAGE_ID_HEADER, smtp_server, webhook_receiver
+from tests.support.receivers import (
+    MESSAGE_ID_HEADER,
+    Inbox,
+    WebhookReceiver,
+    smtp_server,
+    webhook_receiver,
+)
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import make_user
 
@@ -46,16 +53,22 @@ def _only(*kinds: str) -> None:
     AlertRule.objects.filter(kind__in=kinds).update(enabled=True)
 
 
-def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings, redis_cache):
+@pytest.fixture
+def receivers(settings) -> Iterator[tuple[Inbox, WebhookReceiver]]:
+    """A real SMTP server as Lookout's mail server, and a real webhook receiver."""
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST = "127.0.0.1"
     settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
-    with (
-        smtp_server() as (smtp_port, inbox),
-        webhook_receiver() as hook,
-        SimulatorProcess(units=200, seed=11, speed=0) as sim,
-    ):
+    with smtp_server() as (smtp_port, inbox), webhook_receiver() as hook:
         settings.EMAIL_PORT = smtp_port
+        yield inbox, hook
+
+
+def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(
+    settings, redis_cache, receivers
+):
+    inbox, hook = receivers
+    with SimulatorProcess(units=200, seed=11, speed=0) as sim:
         point_at(settings, sim)
         _add("email", "ops@example.org")
         hook.secret = _add("webhook", hook.url)
@@ -127,16 +140,11 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings
             assert listed == count, status
 
 
-def test_a_daily_digest_reaches_a_real_mail_server_and_webhook_once(settings, redis_cache):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST = "127.0.0.1"
-    settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
-    with (
-        smtp_server() as (smtp_port, inbox),
-        webhook_receiver() as hook,
-        SimulatorProcess(units=60, packages=10, seed=11, speed=0) as sim,
-    ):
-        settings.EMAIL_PORT = smtp_port
+def test_a_daily_digest_reaches_a_real_mail_server_and_webhook_once(
+    settings, redis_cache, receivers
+):
+    inbox, hook = receivers
+    with SimulatorProcess(units=60, packages=10, seed=11, speed=0) as sim:
         point_at(settings, sim)
         _add("email", "ops@example.org")
         hook.secret = _add("webhook", hook.url)

@@ -150,7 +150,7 @@ def test_an_admin_opts_a_channel_in_to_the_daily_digest_and_out_again(admin_clie
     admin_client_.post(url, {"hour": ""})
     assert AlertChannel.objects.get().digest_hour is None
     changes = AuditEntry.objects.filter(action="alert_channel_digest").order_by("id")
-    assert [e.parameters["after"] for e in changes] == [8, None]
+    assert [e.parameters["after"] for e in changes] == [{"digest_hour": 8}, {"digest_hour": None}]
 
 
 def test_the_settings_page_shows_the_day_of_the_last_digest_sent(admin_client_, settings):
