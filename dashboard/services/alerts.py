@@ -1,5 +1,5 @@
-"""Writes for alerts: default rules, evaluation after each poll, the outbox and its
-delivery, channels, silencing.
+"""Writes for alerts: default rules, evaluation after each poll, daily digests, the outbox
+and its delivery, channels, silencing.
 
 The model is healthchecks' Check/Flip/Channel: a condition seen by a rule opens one
 `Alert` per (rule, subject) (a partial unique constraint holds it), and clears it when
