@@ -284,6 +284,15 @@ EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "lookout@localhost")
 # Seconds a webhook may take to connect and to answer.
 LOOKOUT_WEBHOOK_TIMEOUT = env_float("LOOKOUT_WEBHOOK_TIMEOUT", 10.0, minimum=0.1)
+# Seconds one run of the alert-sending task may take (its hard time limit). A message it
+# claimed is left alone for twice that, so a claim runs out only when its sender is surely
+# gone; it stops claiming new messages while one more send could still overrun the limit.
+LOOKOUT_ALERT_DELIVERY_SECONDS = env_int("LOOKOUT_ALERT_DELIVERY_SECONDS", 60, minimum=2)
+if max(2 * LOOKOUT_WEBHOOK_TIMEOUT, EMAIL_TIMEOUT) > LOOKOUT_ALERT_DELIVERY_SECONDS / 2:
+    raise ImproperlyConfigured(
+        "LOOKOUT_ALERT_DELIVERY_SECONDS must be at least twice the longest send: "
+        "4 x LOOKOUT_WEBHOOK_TIMEOUT (connect and answer) and 2 x EMAIL_TIMEOUT"
+    )
 # Bearer token for /metrics (or LOOKOUT_METRICS_TOKEN_FILE); unset: /metrics answers 404.
 LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 

@@ -534,6 +534,8 @@ class AlertChannel(models.Model):
     last_success_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     last_error_at = models.DateTimeField(null=True, blank=True)
+    # Opted in to a daily digest, sent at this hour (TIME_ZONE); None: no digest.
+    digest_hour = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -623,6 +625,7 @@ class AlertMessage(models.Model):
         FIRED = "fired", "Fired"
         RESOLVED = "resolved", "Resolved"
         TEST = "test", "Test"
+        DIGEST = "digest", "Daily digest"
 
     alert = models.ForeignKey(
         Alert, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"
@@ -639,6 +642,10 @@ class AlertMessage(models.Model):
     # Given up after too many attempts (the channel shows the error).
     gave_up_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    # A digest: the day (TIME_ZONE) it is for, and what it says, taken when it was queued.
+    # The row is the "last sent" record: one per channel and day, whatever restarts.
+    digest_day = models.DateField(null=True, blank=True)
+    digest = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -647,6 +654,11 @@ class AlertMessage(models.Model):
                 fields=["alert", "channel", "kind"],
                 condition=models.Q(alert__isnull=False),
                 name="alertmessage_once",
+            ),
+            models.UniqueConstraint(
+                fields=["channel", "digest_day"],
+                condition=models.Q(digest_day__isnull=False),
+                name="alertmessage_one_digest_a_day",
             ),
         ]
         indexes = [

@@ -15,6 +15,7 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
+from django.conf import settings
 from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -84,8 +85,9 @@ def poll_storage() -> str:
 
 # --- alerts: evaluated after every poll, sent from the outbox ------------------------
 
-ALERTS_SOFT_LIMIT = 50
 ALERTS_HARD_LIMIT = 60
+# The sending task's hard time limit; claims outlive it (services.alerts.delivery_limits).
+DELIVERY_HARD_LIMIT = settings.LOOKOUT_ALERT_DELIVERY_SECONDS
 
 
 def alerts_after_poll() -> str:
@@ -95,19 +97,28 @@ def alerts_after_poll() -> str:
     embedded default). One evaluation at a time; a poll that finds one running skips, and
     the next poll catches up.
     """
+    # Sending is queued either way: a lock left by a worker that died mid-evaluation must
+    # not hold back the messages already in the outbox.
     with task_lock("alerts-evaluate", ttl=ALERTS_HARD_LIMIT - 1) as acquired:
-        if not acquired:
-            return "alerts: skipped (another evaluation is running)"
-        summary = alert_services.alerts_evaluate()
+        line = (
+            alert_services.alerts_evaluate().line()
+            if acquired
+            else "alerts: skipped (another evaluation is running)"
+        )
     deliver_alerts_enqueue()
-    return summary.line()
+    return line
 
 
-@shared_task(ignore_result=True, soft_time_limit=ALERTS_SOFT_LIMIT, time_limit=ALERTS_HARD_LIMIT)
+# acks_late and reject_on_worker_lost: a run lost with its worker goes back to the queue
+# (the outbox is the record; the queued task only says "look at it").
+@shared_task(
+    ignore_result=True, acks_late=True, reject_on_worker_lost=True, time_limit=DELIVERY_HARD_LIMIT
+)
 def deliver_alerts() -> str:
-    """Send due outbox messages. Each row is claimed by a conditional UPDATE, so two
-    workers (or a redelivered task) never send one message twice; failures are retried
-    with backoff by the next run (every poll queues one)."""
+    """Send due outbox messages. Each row is claimed by a conditional UPDATE with a lease
+    longer than this task can live, so two workers (or a redelivered task) never send one
+    message at once; failures are retried with backoff by the next run (every poll queues
+    one). No soft limit: the run stops claiming in time instead of breaking off a send."""
     return alert_services.outbox_deliver_due().line()
 
 

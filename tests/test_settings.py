@@ -252,6 +252,19 @@ def test_a_redis_database_without_room_for_the_broker_stops_loading(load_setting
         load_settings(REDIS_URL="redis://cache.internal:6379/14")
 
 
+def test_alert_delivery_time_must_leave_room_for_the_longest_send(load_settings):
+    assert (
+        load_settings(
+            LOOKOUT_ALERT_DELIVERY_SECONDS="8", LOOKOUT_WEBHOOK_TIMEOUT="2", EMAIL_TIMEOUT="4"
+        ).LOOKOUT_ALERT_DELIVERY_SECONDS
+        == 8
+    )
+    with pytest.raises(ImproperlyConfigured, match="LOOKOUT_ALERT_DELIVERY_SECONDS"):
+        load_settings(LOOKOUT_ALERT_DELIVERY_SECONDS="30", LOOKOUT_WEBHOOK_TIMEOUT="10")
+    with pytest.raises(ImproperlyConfigured, match="LOOKOUT_ALERT_DELIVERY_SECONDS"):
+        load_settings(LOOKOUT_ALERT_DELIVERY_SECONDS="8", EMAIL_TIMEOUT="5")
+
+
 def test_session_lifetime_and_idle_timeout_come_from_the_environment(load_settings):
     default = load_settings()
     custom = load_settings(LOOKOUT_SESSION_MAX_HOURS="2", LOOKOUT_SESSION_IDLE_MINUTES="10")

@@ -60,6 +60,22 @@ class ChannelForm(forms.Form):
     )
 
 
+# "" is off; the hours are read in TIME_ZONE.
+DIGEST_HOUR_CHOICES: list[tuple[int | str, str]] = [
+    ("", "Off"),
+    *((hour, f"{hour:02d}:00") for hour in range(24)),
+]
+
+
+class DigestForm(forms.Form):
+    hour = forms.TypedChoiceField(
+        choices=DIGEST_HOUR_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+
+
 class SilenceForm(forms.Form):
     hours = forms.TypedChoiceField(
         choices=[(0, "Lift the silence"), *SILENCE_CHOICES], coerce=int, initial=24

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule
@@ -93,7 +93,16 @@ class AlertSettings:
 def alert_settings_get() -> AlertSettings:
     return AlertSettings(
         rules=list(AlertRule.objects.prefetch_related("channels").order_by("kind", "pipeline")),
-        channels=list(AlertChannel.objects.prefetch_related("rules").order_by("id")),
+        channels=list(
+            AlertChannel.objects.prefetch_related("rules")
+            .annotate(
+                # The "last sent" of the daily digest.
+                last_digest_day=Max(
+                    "messages__digest_day", filter=Q(messages__sent_at__isnull=False)
+                )
+            )
+            .order_by("id")
+        ),
     )
 
 

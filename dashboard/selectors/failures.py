@@ -60,12 +60,19 @@ def _failed_units(pipeline: str | None) -> QuerySet[Unit]:
     return units
 
 
-def failure_groups(*, pipeline: str | None = None, limit: int = 10) -> list[FailureGroup]:
+def failure_groups(
+    *, pipeline: str | None = None, limit: int = 10, since: datetime | None = None
+) -> list[FailureGroup]:
     """Failed units grouped by the job that failed (the microservice when the job is not
-    known yet), the largest group first."""
+    known yet), the largest group first; with `since`, only failures from then on (by the
+    upstream's failure time, or when Lookout saw the unit change where there is none)."""
+    units = _failed_units(pipeline)
+    if since is not None:
+        units = units.filter(
+            Q(failed_at__gte=since) | Q(failed_at__isnull=True, updated_at__gte=since)
+        )
     rows = (
-        _failed_units(pipeline)
-        .annotate(at_job=Coalesce(NullIf("failed_job", Value("")), "microservice"))
+        units.annotate(at_job=Coalesce(NullIf("failed_job", Value("")), "microservice"))
         .order_by()
         .values("at_job")
         .annotate(n=Count("id"), last=Max("failed_at"))

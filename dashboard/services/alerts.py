@@ -1,14 +1,17 @@
-"""Writes for alerts: default rules, evaluation after each poll, the outbox and its
-delivery, channels, silencing.
+"""Writes for alerts: default rules, evaluation after each poll, daily digests, the outbox
+and its delivery, channels, silencing.
 
 The model is healthchecks' Check/Flip/Channel: a condition seen by a rule opens one
 `Alert` per (rule, subject) (a partial unique constraint holds it), and clears it when
 the condition is gone. Each message to a channel is an `AlertMessage` row, created at
 most once per (alert, channel, kind) and sent by `outbox_deliver_due`, which claims a row
 with a conditional UPDATE before sending and records the outcome under the same claim.
-A worker killed mid-send leaves the claim to expire; the row is then sent again (at least
-once, never twice for a send that was recorded), and receivers can tell by the message
-id in every message.
+A claim is a lease twice as long as the sending task's hard time limit, so it runs out
+only when its sender is surely dead. A worker stopped (SIGTERM) finishes its send and
+records it: nothing is sent twice. A worker killed mid-send (SIGKILL, a crash) leaves the
+claim to run out; the row is then sent again, with the same message id, because the
+receiver may or may not have taken it: at least once, and a repeat only of the one
+message that was in flight.
 
 What is already true the first time a rule looks at a scope (a pipeline, the services,
 storage, fixity) is recorded as baseline: shown on the alerts page, never sent.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -51,6 +55,7 @@ from dashboard.models import (
     Unit,
 )
 from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors.digest import digest_contents
 from dashboard.selectors.freshness import service_health_list
 
 log = logging.getLogger(__name__)
@@ -79,8 +84,7 @@ SENDS_RESOLVED = frozenset(
 FAILED_JOB_PATIENCE = timedelta(minutes=3)
 UNIT_KINDS = frozenset({AlertKind.UNIT_FAILED, AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK})
 
-# Delivery: a claim outlives any send (webhook and SMTP timeouts are seconds).
-CLAIM_TTL = timedelta(minutes=2)
+# Delivery: see `delivery_limits`.
 BACKOFF_FIRST = timedelta(seconds=30)
 BACKOFF_MAX = timedelta(hours=1)
 MAX_ATTEMPTS = 10
@@ -158,21 +162,41 @@ def alert_rule_update(
         threshold < 1
     ):
         raise AlertError("This threshold must be at least 1.")
-    before = {"enabled": rule.enabled, "threshold": rule.threshold}
+    _change_audited(
+        rule,
+        {"enabled": enabled, "threshold": threshold},
+        action="alert_rule_change",
+        target_kind="alert_rule",
+        actor=actor,
+        actor_name=actor_name,
+    )
+    return rule
+
+
+def _change_audited(
+    row: AlertRule | AlertChannel,
+    changes: dict[str, Any],
+    *,
+    action: str,
+    target_kind: str,
+    actor: Actor | None,
+    actor_name: str,
+) -> None:
+    """Save `changes` to a row and audit them, before and after, in one transaction."""
+    before = {name: getattr(row, name) for name in changes}
     with transaction.atomic():
-        rule.enabled = enabled
-        rule.threshold = threshold
-        rule.save(update_fields=["enabled", "threshold"])
+        for name, value in changes.items():
+            setattr(row, name, value)
+        row.save(update_fields=list(changes))
         _audit(
-            action="alert_rule_change",
-            target_kind="alert_rule",
-            target=str(rule.pk),
-            label=str(rule),
+            action=action,
+            target_kind=target_kind,
+            target=str(row.pk),
+            label=str(row),
             actor=actor,
             actor_name=actor_name,
-            parameters={"before": before, "after": {"enabled": enabled, "threshold": threshold}},
+            parameters={"before": before, "after": changes},
         )
-    return rule
 
 
 def alert_rule_add(
@@ -331,13 +355,14 @@ class EvaluationSummary:
     baseline: int = 0
     resolved: int = 0
     messages: int = 0
+    digests: int = 0
     notes: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         return (
             f"alerts: {self.opened} opened ({self.baseline} baseline), "
             f"{self.resolved} resolved, {self.messages} messages queued"
-        )
+        ) + (f", {self.digests} daily digests queued" if self.digests else "")
 
 
 def _when(moment: datetime | None) -> str:
@@ -708,7 +733,64 @@ def alerts_evaluate(*, now: datetime | None = None) -> EvaluationSummary:
     Alert.objects.filter(rule__enabled=False, state=Alert.State.OPEN).update(
         state=Alert.State.RESOLVED, resolved_at=now
     )
+    summary.digests = digests_queue(now=now)
     return summary
+
+
+# --------------------------------------------------------------------------- digests
+
+
+def digests_queue(*, now: datetime | None = None) -> int:
+    """Queue today's digest for each opted-in channel whose hour (TIME_ZONE) has come.
+
+    Checked with every evaluation, so no scheduler is needed. The outbox row is the record
+    of the day: one per channel and day (a unique constraint), so a restart or a second
+    evaluation never queues another, and a Lookout that was down at the hour sends it at
+    its first poll after, the same day. A day with no poll after the hour has no digest.
+    """
+    now = now or timezone.now()
+    local = timezone.localtime(now)
+    due = list(
+        AlertChannel.objects.filter(
+            enabled=True, digest_hour__isnull=False, digest_hour__lte=local.hour
+        ).exclude(messages__digest_day=local.date())
+    )
+    if not due:
+        return 0
+    contents = digest_contents(now=now)
+    rows = [
+        AlertMessage(
+            channel=channel,
+            kind=AlertMessage.Kind.DIGEST,
+            created_at=now,
+            next_attempt_at=now,
+            digest_day=local.date(),
+            digest=contents,
+        )
+        for channel in due
+    ]
+    AlertMessage.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def alert_channel_digest_set(
+    *, channel_id: int, hour: int | None, actor: Actor | None = None, actor_name: str = ""
+) -> AlertChannel:
+    """Opt a channel in to a daily digest at `hour` (0-23, TIME_ZONE), or out with None."""
+    if hour is not None and not 0 <= hour <= 23:
+        raise AlertError("A digest hour is a whole hour from 0 to 23.")
+    channel = AlertChannel.objects.filter(pk=channel_id).first()
+    if channel is None:
+        raise AlertError(f"There is no alert channel with id {channel_id}.")
+    _change_audited(
+        channel,
+        {"digest_hour": hour},
+        action="alert_channel_digest",
+        target_kind="alert_channel",
+        actor=actor,
+        actor_name=actor_name,
+    )
+    return channel
 
 
 # --------------------------------------------------------------------------- silencing
@@ -781,10 +863,51 @@ def _members(alert: Alert) -> list[Alert]:
     return list(alert.members.order_by("opened_at", "id"))
 
 
+def _digest_render(message: AlertMessage, message_id: str) -> Rendered:
+    digest = message.digest
+    day = message.digest_day.isoformat() if message.digest_day else ""
+    at = datetime.fromisoformat(digest["at"])
+    waiting = digest["waiting"]
+    lines = [f"Lookout daily digest, {_when(at)}", ""]
+    lines.append(f"Waiting for a decision: {vocabulary.count_noun(waiting['count'], 'unit')}")
+    oldest = waiting.get("oldest")
+    if oldest:
+        oldest["url"] = _absolute(oldest["path"])
+        whose = "Lookout first saw it waiting" if oldest["at_least"] else "workflow service's time"
+        lines.append(
+            f"Oldest: {oldest['kind']} {oldest['name']} ({oldest['pipeline']}) has waited"
+            f"{' at least' if oldest['at_least'] else ''} {oldest['waited']}, since "
+            f"{_when(datetime.fromisoformat(oldest['waiting_since']))} ({whose})"
+            + (f": {oldest['decision']}" if oldest["decision"] else "")
+        )
+        lines.append(f"  {oldest['url']}")
+    failed = sum(group["count"] for group in digest["failures"])
+    lines += ["", f"Failures in the last 24 hours: {vocabulary.count_noun(failed, 'unit')}"]
+    for group in digest["failures"]:
+        last = group["last_failed_at"]
+        lines.append(
+            f"- {group['pipeline_name']}: {group['count']} at {group['job']}"
+            + (f" (last {_when(datetime.fromisoformat(last))})" if last else "")
+        )
+    lines += ["", "Storage spaces:"]
+    lines += [f"- {space['name']}: {space['text']}" for space in digest["spaces"]]
+    if not digest["spaces"]:
+        lines.append("- none known yet (the storage service has not been polled)")
+    lines += ["", f"Alerts: {_absolute(reverse('dashboard:alert-list'))}"]
+    text = "\n".join(lines)
+    return Rendered(
+        subject=f"[Lookout] Daily digest {day}: {waiting['count']} waiting, {failed} failed",
+        text=text,
+        payload={"id": message_id, "event": "digest", "day": day, "digest": digest, "text": text},
+    )
+
+
 def message_render(message: AlertMessage) -> Rendered:
     """What a message says: one text for e-mail and Slack, one JSON object for webhooks."""
     alert = message.alert
     message_id = f"lookout-{message.pk}"
+    if message.kind == AlertMessage.Kind.DIGEST:
+        return _digest_render(message, message_id)
     if alert is None:
         text = "This is a test message from Lookout. If you read it, the channel works."
         return Rendered(
@@ -883,6 +1006,21 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_MAX, delay)
 
 
+@dataclass(frozen=True)
+class DeliveryLimits:
+    # How long a claim keeps other senders off a message.
+    lease: timedelta
+    # How long a run may go on claiming new messages: after that one more send (at its
+    # longest) still ends before the task's hard time limit.
+    claim_for: float
+
+
+def delivery_limits() -> DeliveryLimits:
+    run = float(settings.LOOKOUT_ALERT_DELIVERY_SECONDS)
+    longest_send = max(2 * float(settings.LOOKOUT_WEBHOOK_TIMEOUT), float(settings.EMAIL_TIMEOUT))
+    return DeliveryLimits(lease=timedelta(seconds=2 * run), claim_for=run - longest_send)
+
+
 def _claimable(now: datetime) -> Q:
     return Q(sent_at__isnull=True, gave_up_at__isnull=True, next_attempt_at__lte=now) & (
         Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
@@ -894,7 +1032,7 @@ def message_deliver(*, message_id: int, now: datetime | None = None) -> bool | N
     now = now or timezone.now()
     token = uuid.uuid4().hex
     claimed = AlertMessage.objects.filter(_claimable(now), pk=message_id).update(
-        claim_token=token, claimed_until=now + CLAIM_TTL
+        claim_token=token, claimed_until=now + delivery_limits().lease
     )
     if not claimed:
         return None  # sent, given up, not due, or another worker holds it
@@ -943,15 +1081,23 @@ class DeliverySummary:
 def outbox_deliver_due(
     *, now: datetime | None = None, limit: int = DELIVER_BATCH
 ) -> DeliverySummary:
-    """Send every due message once (oldest first); failures wait for their backoff."""
-    now = now or timezone.now()
+    """Send every due message once (oldest first); failures wait for their backoff.
+
+    Stops claiming when one more send could outlast the task's time limit; the next run
+    (every poll queues one) takes the rest. `now` is for tests that move the clock;
+    otherwise each claim is taken at its own moment, so a late one gets its full lease.
+    """
     due = list(
-        AlertMessage.objects.filter(_claimable(now))
+        AlertMessage.objects.filter(_claimable(now or timezone.now()))
         .order_by("next_attempt_at", "id")
         .values_list("pk", flat=True)[:limit]
     )
+    started = time.monotonic()
+    claim_for = delivery_limits().claim_for
     sent = failed = 0
-    for message_id in due:
+    for index, message_id in enumerate(due):
+        if index and time.monotonic() - started > claim_for:
+            break  # the first always goes: every run makes progress
         outcome = message_deliver(message_id=message_id, now=now)
         sent += outcome is True
         failed += outcome is False

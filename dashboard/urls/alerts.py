@@ -25,4 +25,9 @@ urlpatterns = [
         alerts.alert_channel_test,
         name="alert-channel-test",
     ),
+    path(
+        "settings/channels/<int:channel_id>/digest/",
+        alerts.alert_channel_digest,
+        name="alert-channel-digest",
+    ),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -18,7 +19,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from dashboard.forms.alerts import AlertFilterForm, ChannelForm, RuleForm, SilenceForm
+from dashboard.forms.alerts import (
+    DIGEST_HOUR_CHOICES,
+    AlertFilterForm,
+    ChannelForm,
+    DigestForm,
+    RuleForm,
+    SilenceForm,
+)
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import AlertChannel, AlertKind
@@ -142,6 +150,8 @@ def _settings_page(request: HttpRequest, status: int = 200, **extra: Any) -> Htt
         "channel_form": ChannelForm(),
         "kinds": AlertKind.choices,
         "pipelines": pipeline_list(),
+        "digest_hours": DIGEST_HOUR_CHOICES,
+        "time_zone": settings.TIME_ZONE,
         **extra,
     }
     return render(request, "dashboard/alerts/settings.html", context, status=status)
@@ -263,4 +273,28 @@ def alert_channel_test(request: HtmxHttpRequest, channel_id: int) -> HttpRespons
             messages.success(request, "The test message was delivered.")
         else:
             messages.error(request, f"The test message was not delivered: {outcome.error}")
+    return redirect(reverse("dashboard:alert-settings") + "#channels")
+
+
+@role_required
+@require_POST
+def alert_channel_digest(request: HtmxHttpRequest, channel_id: int) -> HttpResponse:
+    if denied := _may_manage(request):
+        return denied
+    form = DigestForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A digest hour is a whole hour from 0 to 23, or off.")
+        return redirect(reverse("dashboard:alert-settings") + "#channels")
+    hour = form.cleaned_data["hour"]
+    try:
+        channel = alert_services.alert_channel_digest_set(
+            channel_id=channel_id, hour=hour, actor=request.user
+        )
+    except alert_services.AlertError as exc:
+        messages.error(request, str(exc))
+    else:
+        if hour is None:
+            messages.success(request, f"No daily digest to {channel}.")
+        else:
+            messages.success(request, f"A daily digest goes to {channel} at {hour:02d}:00.")
     return redirect(reverse("dashboard:alert-settings") + "#channels")

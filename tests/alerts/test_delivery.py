@@ -12,10 +12,13 @@ import responses
 from django.core import mail
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
+from dashboard import tasks
 from dashboard.clients import notify
 from dashboard.models import AlertChannel, AlertMessage
 from dashboard.services import alerts
+from dashboard.services.locks import lock_acquire
 from tests.alerts.conftest import failed, polled
 
 pytestmark = pytest.mark.django_db
@@ -175,3 +178,55 @@ def test_the_shell_command_says_when_a_test_was_not_delivered(db, monkeypatch):
 def test_the_shell_command_refuses_a_bad_address(db):
     with pytest.raises(CommandError, match="not an e-mail address"):
         call_command("alert_channel", "add", "email", "nobody")
+
+
+def test_a_claim_outlives_the_sending_task_and_a_run_stops_claiming_in_time(settings):
+    settings.LOOKOUT_ALERT_DELIVERY_SECONDS = 60
+    settings.LOOKOUT_WEBHOOK_TIMEOUT = 10
+    settings.EMAIL_TIMEOUT = 15
+    limits = alerts.delivery_limits()
+    assert limits.lease == timedelta(seconds=120)
+    assert limits.claim_for == 60 - 20  # one more webhook (connect + answer) still fits
+
+
+def test_a_run_past_its_claiming_time_leaves_the_rest_for_the_next(webhook, sent, now, settings):
+    polled(at=now)
+    _one_failure(now)
+    settings.LOOKOUT_ALERT_DELIVERY_SECONDS = 2
+    settings.LOOKOUT_WEBHOOK_TIMEOUT = 1  # nothing left to claim for: one message a run
+    settings.EMAIL_TIMEOUT = 1
+    alerts.alert_channel_add(kind="email", target="ops@example.org")
+    failed(2, now + timedelta(minutes=3), job="Verify")
+    polled(at=now + timedelta(minutes=4))
+    alerts.alerts_evaluate(now=now + timedelta(minutes=4))
+    assert AlertMessage.objects.filter(sent_at__isnull=True).count() == 3
+    later = now + timedelta(minutes=5)
+    assert alerts.outbox_deliver_due(now=later).sent == 1
+    assert alerts.outbox_deliver_due(now=later).sent == 1
+    assert AlertMessage.objects.filter(sent_at__isnull=True).count() == 1
+
+
+def test_a_claim_is_taken_at_its_own_moment_with_the_full_lease(webhook, now, monkeypatch):
+    polled(at=now)
+    _one_failure(now)
+    AlertMessage.objects.update(next_attempt_at=now)
+    leases = []
+
+    def record_the_claim(**kwargs):
+        leases.append(AlertMessage.objects.get().claimed_until - timezone.now())
+        return 204
+
+    monkeypatch.setattr("dashboard.clients.notify.webhook_post", record_the_claim)
+    alerts.outbox_deliver_due()  # the real clock, as the task runs it
+    lease = alerts.delivery_limits().lease
+    assert lease - timedelta(seconds=5) < leases[0] <= lease
+    message = AlertMessage.objects.get()
+    assert message.sent_at is not None and message.claimed_until is None
+
+
+def test_it_queues_the_sending_even_while_another_evaluation_holds_the_lock(monkeypatch):
+    queued = []
+    monkeypatch.setattr("dashboard.tasks.deliver_alerts_enqueue", lambda: queued.append(1))
+    lock_acquire("alerts-evaluate", ttl=59)  # left by a worker that died mid-evaluation
+    assert "skipped" in tasks.alerts_after_poll()
+    assert queued == [1]

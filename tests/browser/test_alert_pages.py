@@ -68,3 +68,11 @@ def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_
     page.goto(f"{live_server.url}/alerts/settings/")
     assert "ops@example.org" in page.locator(".alert-channels").inner_text()
     screenshot(page, "alerts-settings")
+
+    # Opt the channel in to the daily digest at 07:00.
+    page.get_by_label("Daily digest to ops@example.org at").select_option("7")
+    page.locator(".alert-channels").get_by_role("button", name="Save").click()
+    assert "at 07:00" in page.locator(".messages").inner_text()
+    assert page.get_by_label("Daily digest to ops@example.org at").input_value() == "7"
+    assert "none sent yet" in page.locator(".alert-channels").inner_text()
+    screenshot(page, "alerts-settings-digest")

@@ -2,88 +2,34 @@
 (aiosmtpd) and a real HTTP receiver each get exactly one message, the receiver checks the
 signature, and nothing more arrives on later polls. A stale service sends "resolved"
 when it recovers. /metrics is parsed with prometheus-client's parser and checked against
-the API."""
+the API. A daily digest reaches both receivers once."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import io
-import json
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stdout
-from email import message_from_bytes
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import redirect_stdout
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.core.management import call_command
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from dashboard import tasks
-from dashboard.models import Alert, AlertKind, AlertMessage, AlertRule, Unit
+from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule, Unit
 from tests.integration.conftest import point_at
-from tests.support.redis_server import free_port
+from tests.support.receivers import (
+    MESSAGE_ID_HEADER,
+    Inbox,
+    WebhookReceiver,
+    smtp_server,
+    webhook_receiver,
+)
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list = []
-
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's name)
-        self.messages.append(message_from_bytes(envelope.original_content))
-        return "250 Message accepted for delivery"
-
-
-@contextmanager
-def smtp_server() -> Iterator[tuple[int, Inbox]]:
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield port, inbox
-    finally:
-        controller.stop()
-
-
-@contextmanager
-def webhook_receiver() -> Iterator[tuple[str, list[dict], dict]]:
-    """Answers 204 to a correctly signed POST, 401 otherwise; keeps what it accepted."""
-    received: list[dict] = []
-    config = {"secret": ""}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's name)
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            expected = hmac.new(config["secret"].encode(), body, hashlib.sha256).hexdigest()
-            given = self.headers.get("X-Lookout-Signature", "")
-            if not hmac.compare_digest(given, f"sha256={expected}"):
-                self.send_response(401)
-                self.end_headers()
-                return
-            received.append(json.loads(body))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/hook", received, config
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _add(kind: str, target: str) -> str:
@@ -107,19 +53,26 @@ def _only(*kinds: str) -> None:
     AlertRule.objects.filter(kind__in=kinds).update(enabled=True)
 
 
-def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings, redis_cache):
+@pytest.fixture
+def receivers(settings) -> Iterator[tuple[Inbox, WebhookReceiver]]:
+    """A real SMTP server as Lookout's mail server, and a real webhook receiver."""
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST = "127.0.0.1"
     settings.LOOKOUT_PUBLIC_URL = "https://lookout.example.org"
-    with (
-        smtp_server() as (smtp_port, inbox),
-        webhook_receiver() as (hook_url, received, hook_config),
-        SimulatorProcess(units=200, seed=11, speed=0) as sim,
-    ):
+    with smtp_server() as (smtp_port, inbox), webhook_receiver() as hook:
         settings.EMAIL_PORT = smtp_port
+        yield inbox, hook
+
+
+def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(
+    settings, redis_cache, receivers
+):
+    inbox, hook = receivers
+    with SimulatorProcess(units=200, seed=11, speed=0) as sim:
         point_at(settings, sim)
         _add("email", "ops@example.org")
-        hook_config["secret"] = _add("webhook", hook_url)
+        hook.secret = _add("webhook", hook.url)
+        received = hook.received
         _only(AlertKind.UNIT_FAILED)
 
         _cycle(sim, 0)  # the first look: what has failed already is baseline
@@ -185,3 +138,39 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(settings
         for status, count in units.items():
             listed = client.get("/api/v1/units/", {"status": status}).json()["count"]
             assert listed == count, status
+
+
+def test_a_daily_digest_reaches_a_real_mail_server_and_webhook_once(
+    settings, redis_cache, receivers
+):
+    inbox, hook = receivers
+    with SimulatorProcess(units=60, packages=10, seed=11, speed=0) as sim:
+        point_at(settings, sim)
+        _add("email", "ops@example.org")
+        hook.secret = _add("webhook", hook.url)
+        _only()  # no rule: only the digest speaks
+        tasks.poll_storage()
+        _cycle(sim, 0)
+        assert not inbox.messages and not hook.arrivals  # nobody opted in yet
+        # Midnight has always passed: the digest is due at the next poll.
+        for channel in AlertChannel.objects.values_list("pk", flat=True):
+            call_command("alert_channel", "digest", str(channel), "0", stdout=io.StringIO())
+        for _ in range(3):  # later polls the same day send nothing more
+            _cycle(sim, 60)
+
+        assert len(inbox.messages) == 1 and len(hook.received) == 1
+        assert len(hook.arrivals) == 1  # signed: the receiver accepted it
+        waiting = Unit.objects.filter(hidden=False, awaiting_decision=True).count()
+        failed = hook.received[0]["digest"]["failures"]
+        mail = inbox.messages[0]
+        text = mail.get_payload(decode=True).decode()
+        assert f"Waiting for a decision: {waiting} unit" in text
+        assert "Storage spaces:" in text and "none known yet" not in text
+        assert hook.received[0]["event"] == "digest"
+        assert hook.received[0]["digest"]["waiting"]["count"] == waiting
+        assert hook.received[0]["digest"]["spaces"]
+        assert mail["Subject"].endswith(
+            f"{waiting} waiting, {sum(g['count'] for g in failed)} failed"
+        )
+        assert mail[MESSAGE_ID_HEADER] != hook.arrivals[0]  # one outbox row per channel
+        assert AlertMessage.objects.filter(kind="digest", sent_at__isnull=False).count() == 2

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import point_at
+from tests.support.celery_worker import worker_start
 from tests.support.databases import scalar
 from tests.support.simulator_process import SimulatorProcess
 
@@ -59,30 +60,7 @@ def test_a_real_worker_and_beat_poll_the_simulator_into_redis(
             timeout=120,
         )
         log_path = tmp_path / "worker.log"
-        with log_path.open("w") as log:
-            worker = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "-B",
-                    "-c",
-                    "2",
-                    "-l",
-                    "info",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "-s",
-                    str(tmp_path / "beat-schedule"),
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        worker = worker_start(env, log_path, tmp_path / "beat-schedule")
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:

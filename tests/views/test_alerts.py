@@ -136,6 +136,33 @@ def test_removing_a_channel_asks_first(admin_client_):
     assert not AlertChannel.objects.exists()
 
 
+def test_an_admin_opts_a_channel_in_to_the_daily_digest_and_out_again(admin_client_, operator):
+    channel = alerts.alert_channel_add(kind="email", target="ops@example.org").channel
+    url = reverse("dashboard:alert-channel-digest", args=[channel.pk])
+    assert operator.post(url, {"hour": "8"}).status_code == 403
+    answer = admin_client_.post(url, {"hour": "8"}, follow=True).content.decode()
+    assert "A daily digest goes to E-mail ops@example.org at 08:00." in answer
+    assert '<option value="8" selected>08:00</option>' in answer
+    assert "none sent yet" in answer
+    assert AlertChannel.objects.get().digest_hour == 8
+    assert admin_client_.post(url, {"hour": "24"}).status_code == 302
+    assert AlertChannel.objects.get().digest_hour == 8  # refused
+    admin_client_.post(url, {"hour": ""})
+    assert AlertChannel.objects.get().digest_hour is None
+    changes = AuditEntry.objects.filter(action="alert_channel_digest").order_by("id")
+    assert [e.parameters["after"] for e in changes] == [{"digest_hour": 8}, {"digest_hour": None}]
+
+
+def test_the_settings_page_shows_the_day_of_the_last_digest_sent(admin_client_, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    channel = alerts.alert_channel_add(kind="email", target="ops@example.org").channel
+    alerts.alert_channel_digest_set(channel_id=channel.pk, hour=0)
+    alerts.digests_queue()
+    alerts.outbox_deliver_due()
+    page = admin_client_.get(reverse("dashboard:alert-settings")).content.decode()
+    assert f"last sent for {timezone.localdate():%Y-%m-%d}" in page
+
+
 def test_a_form_without_the_csrf_token_is_refused(db):
     from tests.support.users import make_user
 
