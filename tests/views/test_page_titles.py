@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
@@ -78,6 +80,8 @@ def test_the_login_page_is_titled_and_has_the_favicon():
 
     assert title_of(page) == "Log in · Lookout"
     assert re.search(FAVICON, page)
+    icon = finders.find("dashboard/favicon.svg")
+    assert icon and "<svg" in Path(icon).read_text()
 
 
 def test_a_live_refresh_of_the_waiting_list_brings_the_new_count_to_the_title(admin, stored):
