@@ -12,6 +12,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -167,3 +168,64 @@ def test_the_api_schema_documents_status_label(viewer):
         field = components[name]["properties"]["status_label"]
         assert field["type"] == "string" and "words the pages show" in field["description"]
         assert "status_label" in components[name]["required"]
+
+
+# --------------------------------------------------------------------------- words
+
+
+def test_the_overview_counts_the_units_awaiting_a_decision_in_one_card_only(viewer):
+    seed.seed(seed.waiting_unit(1), seed.waiting_unit(2), seed.unit(3))
+    seed.mark_polled()
+
+    page = viewer.get(reverse("dashboard:home")).content.decode()
+    cards = re.search(r'<ul class="counts".*?</ul>', page, re.S)[0]
+
+    awaiting = vocabulary.unit_status("USER_INPUT")
+    assert cards.count(escape(awaiting.text)) == 1
+    assert re.search(r'<span class="count">2</span> <span class="status status-waiting">', cards)
+    assert "waiting for a decision" not in cards.lower()
+
+
+@pytest.mark.parametrize(
+    ("units", "sentence"),
+    [(1, "1 unit matches the filters"), (2, "2 units match the filters")],
+)
+def test_a_filtered_count_agrees_with_its_number(viewer, units, sentence):
+    seed.seed(*(seed.unit(n, status="FAILED") for n in range(1, units + 1)))
+    seed.mark_polled()
+
+    page = viewer.get(reverse("dashboard:unit-list"), {"status": "FAILED"}).content.decode()
+
+    assert sentence in page
+
+
+def test_ages_read_as_words_and_a_fresh_poll_as_just_now(viewer):
+    seed.seed(seed.waiting_unit(1, minutes_waiting=3 * 24 * 60))
+    seed.mark_polled(seconds_ago=1)
+
+    page = viewer.get(reverse("dashboard:waiting-list")).content.decode()
+
+    assert "Workflow data updated just now." in page
+    assert "3 days" in page
+    assert not re.search(r"\b0 min|\bmin old\b", page)
+
+
+def test_a_long_name_wraps_between_its_words_and_a_very_long_one_keeps_it_in_a_tooltip(viewer):
+    very_long = "board <minutes> " + "x" * 120
+    seed.seed(seed.unit(1, name="smith_family_papers_batch_05"), seed.unit(2, name=very_long))
+    seed.mark_polled()
+
+    page = viewer.get(reverse("dashboard:unit-list")).content.decode()
+
+    assert "smith_<wbr>family_<wbr>papers_<wbr>batch_<wbr>05</a>" in page
+    shortened = escape(very_long[:79]) + "…"
+    assert f'<span title="{escape(very_long)}">{shortened}</span>' in page
+    assert "<minutes>" not in page
+
+
+@pytest.mark.parametrize("sheet", ["app.css", "storage.css", "analytics.css"])
+def test_no_stylesheet_breaks_words_anywhere(sheet):
+    css = (settings.BASE_DIR / "static" / "dashboard" / "css" / sheet).read_text()
+
+    assert "overflow-wrap: anywhere" not in css
+    assert "break-all" not in css

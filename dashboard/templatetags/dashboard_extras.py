@@ -7,13 +7,14 @@ from screen readers.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from django import template
 from django.utils import timezone
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -21,6 +22,9 @@ from dashboard.lib.pipelines import pipeline_list
 register = template.Library()
 
 MISSING = vocabulary.MISSING
+# Underscores join the words of file-like names (`smith_family_papers`); browsers
+# already wrap after spaces, hyphens and slashes, never after an underscore.
+_WORD_SEPARATORS = re.compile(r"(_+)(?=[^_\s])")
 
 
 def _badge(term: vocabulary.Term) -> SafeString:
@@ -85,6 +89,16 @@ def kind_label(kind: str | None) -> str:
 @register.filter
 def decision_label(unit: Any) -> str:
     return vocabulary.decision_label(unit.decision, unit.microservice)
+
+
+@register.filter
+def wrappable(name: object) -> SafeString:
+    """A name that may wrap after its underscores as well as where browsers wrap anyway.
+
+    `smith_family_papers_batch_05` then wraps between its words instead of stretching a
+    table or being broken mid-word. Escaped first; the only markup added is `<wbr>`.
+    """
+    return mark_safe(_WORD_SEPARATORS.sub(r"\1<wbr>", escape(name)))
 
 
 @register.filter

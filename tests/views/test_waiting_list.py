@@ -100,7 +100,10 @@ def test_an_htmx_poll_gets_only_the_queue(viewer):
 
     page = viewer.get("/waiting/", HTTP_HX_REQUEST="true").content.decode()
 
-    assert page.lstrip().startswith('<div id="waiting-live"')
+    # The queue, after the tab title that htmx takes from the fragment.
+    title, _, queue = page.strip().partition("\n")
+    assert title == "<title>Waiting (1) · Lookout</title>"
+    assert queue.startswith('<div id="waiting-live"')
     assert "approve-me" in page and "<html" not in page
 
 

@@ -1,5 +1,5 @@
-// Lookout's only script: opens the confirmation dialogs htmx loads. Without it (or
-// without JS) the same links open a confirmation page, so nothing depends on it.
+// Opens the confirmation dialogs htmx loads (without it, or without JS, the same links
+// open a confirmation page), and lets the keyboard scroll a table wider than the screen.
 (function () {
   "use strict";
 
@@ -23,8 +23,30 @@
     });
   }
 
+  // A table that scrolls sideways must be reachable by keyboard to be scrolled: it becomes
+  // a named, focusable region, and stops being one when it fits again.
+  function scrollableTables() {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      if (wrap.scrollWidth > wrap.clientWidth) {
+        var caption = wrap.querySelector("caption");
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", caption ? caption.textContent.trim() : "Table");
+      } else if (wrap.getAttribute("role") === "region") {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", scrollableTables);
+  window.addEventListener("resize", scrollableTables);
+  document.addEventListener("toggle", scrollableTables, true); // a <details> opened
+
   document.addEventListener("htmx:afterSwap", function (event) {
     openDialogs(event.detail.target);
+    scrollableTables();
   });
 
   document.addEventListener("click", function (event) {
