@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and Redoc as static files, so the API pages fetch nothing from elsewhere.
+    "drf_spectacular_sidecar",
     "django_htmx",
     "csp",
     "template_partials",
