@@ -59,7 +59,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     # Swagger UI and Redoc as static files, so the API pages fetch nothing from elsewhere.
     "drf_spectacular_sidecar",
@@ -317,10 +316,11 @@ LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
-    # Token first: its `WWW-Authenticate: Token` header makes an anonymous call a 401
-    # (session authentication has no such header, so DRF would answer 403).
+    # Personal tokens (/account/tokens/, stored hashed) first: their `WWW-Authenticate:
+    # Bearer` header makes an anonymous call a 401 (session authentication has no such
+    # header, so DRF would answer 403). DRF's own authtoken kept tokens in clear text.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "dashboard.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Logged in and in a Lookout group, as for the pages (IsAuthenticated let in

@@ -73,3 +73,16 @@ def screenshot(page, name: str, *, full_page: bool = True) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+def csp_violations(page) -> list[str]:
+    """Collects, from now on, every console line in which the browser reports a
+    Content-Security-Policy violation."""
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            found.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return found

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import csp_violations, screenshot
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,14 +23,8 @@ def _signed_in(page, live_server, client) -> None:
 def _watch(page) -> tuple[list[str], list[str]]:
     """Console lines about the policy, and every address the page fetched (a request the
     policy blocked is not fetched)."""
-    violations: list[str] = []
+    violations = csp_violations(page)
     requested: list[str] = []
-    page.on(
-        "console",
-        lambda message: (
-            violations.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
     page.on("requestfinished", lambda request: requested.append(request.url))
     return violations, requested
 
