@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from whitenoise.compress import Compressor  # type: ignore[import-untyped]  # no type hints
 
 from config.env import (
     env_bool,
@@ -450,3 +451,6 @@ LOGGING = {
 
 # Outside production, serve static files straight from the source folders (no collectstatic).
 WHITENOISE_USE_FINDERS = not LOOKOUT_PRODUCTION
+# Source maps (megabytes, for the API pages' bundles) are for developer tools only: not
+# compressed, which keeps collectstatic in seconds rather than minutes.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
