@@ -14,7 +14,7 @@ from typing import Any
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]  # no type hints
 
 from dashboard.lib.log_filters import add_wall_token_filter
-from dashboard.lib.redaction import redact_wall_tokens
+from dashboard.lib.redaction import redact_tokens
 
 
 class ScrubbingLogger(Logger):
@@ -26,7 +26,7 @@ class ScrubbingLogger(Logger):
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: timedelta) -> dict[str, Any]:
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
         return {
-            name: redact_wall_tokens(value) if isinstance(value, str) else value
+            name: redact_tokens(value) if isinstance(value, str) else value
             for name, value in atoms.items()
         }
 

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from whitenoise.compress import Compressor  # type: ignore[import-untyped]  # no type hints
 
 from config.env import (
     env_bool,
@@ -59,8 +60,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and Redoc as static files, so the API pages fetch nothing from elsewhere.
+    "drf_spectacular_sidecar",
     "django_htmx",
     "csp",
     "template_partials",
@@ -324,10 +326,11 @@ LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
-    # Token first: its `WWW-Authenticate: Token` header makes an anonymous call a 401
-    # (session authentication has no such header, so DRF would answer 403).
+    # Personal tokens (/account/tokens/, stored hashed) first: their `WWW-Authenticate:
+    # Bearer` header makes an anonymous call a 401 (session authentication has no such
+    # header, so DRF would answer 403). DRF's own authtoken kept tokens in clear text.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "dashboard.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Logged in and in a Lookout group, as for the pages (IsAuthenticated let in
@@ -457,3 +460,6 @@ LOGGING = {
 
 # Outside production, serve static files straight from the source folders (no collectstatic).
 WHITENOISE_USE_FINDERS = not LOOKOUT_PRODUCTION
+# Source maps (megabytes, for the API pages' bundles) are for developer tools only: not
+# compressed, which keeps collectstatic in seconds rather than minutes.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]

@@ -837,3 +837,40 @@ class UnitTally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of {self.unit_id}"
+
+
+# --- API tokens -----------------------------------------------------------------------
+
+
+class ApiToken(models.Model):
+    """A person's named credential for the API, acting with that person's own roles.
+
+    The token is shown once, when it is made. Only its SHA-256 is kept, beside a short
+    random prefix that finds the row (and names the token in lists and audit entries).
+    """
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80)
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # Two live tokens of one person never share a name: the list tells them apart.
+            models.UniqueConstraint(
+                fields=["user", "name"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="apitoken_live_name_per_user",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix})"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_an_anonymous_call_gets_401_with_www_authenticate(url):
     response = APIClient().get(url)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
 def test_filters_take_any_case():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from tests.support.api_tokens import api_token_for
 from tests.support.records import save_units
 from tests.support.users import make_user
 from tests.views.seed import unit
@@ -47,17 +47,17 @@ def test_a_viewer_may_read(url):
 
 
 def test_a_token_of_a_user_without_a_role_opens_nothing():
-    token = Token.objects.create(user=make_user("nora"))
+    token = api_token_for(make_user("nora"))
 
-    response = Client().get("/api/v1/units/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = Client().get("/api/v1/units/", HTTP_AUTHORIZATION=f"Token {token}")
 
     assert response.status_code == 403
 
 
 def test_a_token_of_a_viewer_opens_the_api():
-    token = Token.objects.create(user=make_user("vera", "viewer"))
+    token = api_token_for(make_user("vera", "viewer"))
 
-    response = Client().get("/api/v1/units/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = Client().get("/api/v1/units/", HTTP_AUTHORIZATION=f"Token {token}")
 
     assert response.status_code == 200
 

@@ -4,13 +4,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from dashboard.clients.workflow import UnitKind, UnitStatusValue
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.services import units as unit_services
 from tests.fakes import FakeUnit, FakeWorkflowClient, uuid_for
+from tests.support.api_tokens import api_token_for
 from tests.support.records import poll_record
 from tests.support.users import make_user
 
@@ -79,9 +79,9 @@ def test_the_units_endpoint_needs_authentication():
 
 def test_a_token_opens_the_api():
     user = make_user("robot", "viewer")
-    token = Token.objects.create(user=user)
+    token = api_token_for(user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
 
     assert client.get("/api/v1/units/").status_code == 200
 

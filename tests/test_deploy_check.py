@@ -28,7 +28,9 @@ def manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProces
         env={**base, **env},
         capture_output=True,
         text=True,
-        timeout=120,
+        # collectstatic compresses the API pages' bundles (megabytes) with brotli and gzip:
+        # about 30 s of CPU, which a loaded 2-core machine can stretch several times.
+        timeout=360,
     )
 
 

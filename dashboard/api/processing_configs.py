@@ -22,8 +22,8 @@ from dashboard.selectors.processing_configs import StoredConfig
 
 @extend_schema_serializer(component_name="ProcessingConfigDecision")
 class DecisionSerializer(serializers.Serializer):
-    question = serializers.CharField()
-    answer = serializers.CharField()
+    question = serializers.CharField(help_text="The decision point, in words.")
+    answer = serializers.CharField(help_text="The preset answer, in words.")
     group = serializers.CharField(help_text="The workflow step that asks; '' when unknown.")
     applies_to = serializers.CharField(help_text="appliesTo in the XML.")
     value = serializers.CharField(help_text="goToChain in the XML.")
@@ -34,15 +34,17 @@ class DecisionSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="ProcessingConfig")
 class ConfigSerializer(serializers.Serializer):
-    name = serializers.CharField()
+    name = serializers.CharField(help_text="The configuration's name in the workflow service.")
     state = serializers.ChoiceField(
         choices=["loading", "fetched", "missing", "error"],
         help_text="missing: the workflow service has no configuration by this name.",
     )
-    refreshing = serializers.BooleanField()
-    fetched_at = serializers.DateTimeField(allow_null=True)
+    refreshing = serializers.BooleanField(help_text="A task is fetching it again now.")
+    fetched_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was last fetched; null before the first time."
+    )
     error = serializers.CharField(help_text="The last fetch's error, in words ('' if none).")
-    decisions = DecisionSerializer(many=True)
+    decisions = DecisionSerializer(many=True, help_text="Its preset decisions, in words.")
 
 
 @extend_schema_serializer(component_name="ProcessingConfigDetail")

@@ -20,12 +20,29 @@ from dashboard.lib import vocabulary
 from dashboard.models import StoragePackage
 from dashboard.selectors import storage as storage_selectors
 
+_ANY_CASE = "Any case."
+PACKAGE_TYPES = storage_selectors.PACKAGE_TYPES
+PACKAGE_STATUSES = storage_selectors.PACKAGE_STATUSES
+# The package list's orders, in words; the keys are the selector's.
+SORT_LABELS = {
+    "-stored": "Newest stored first",
+    "stored": "Oldest stored first",
+    "-size": "Largest first",
+    "size": "Smallest first",
+    "name": "By name, A to Z",
+    "-name": "By name, Z to A",
+    "type": "By type",
+    "status": "By status",
+}
+
 
 @extend_schema_serializer(component_name="StorageUsage")
 class UsageSerializer(serializers.Serializer):
-    used = serializers.IntegerField()
-    limit = serializers.IntegerField(allow_null=True, help_text="Null: unlimited.")
-    percent = serializers.FloatField(allow_null=True)
+    used = serializers.IntegerField(help_text="Bytes used.")
+    limit = serializers.IntegerField(allow_null=True, help_text="Bytes allowed; null: unlimited.")
+    percent = serializers.FloatField(
+        allow_null=True, help_text="Used, as a percentage of the limit; null when unlimited."
+    )
 
 
 class PipelineListApi(APIView):
@@ -34,9 +51,9 @@ class PipelineListApi(APIView):
 
     @extend_schema_serializer(component_name="StoragePipeline")
     class OutputSerializer(serializers.Serializer):
-        uuid = serializers.UUIDField()
-        description = serializers.CharField()
-        remote_name = serializers.CharField()
+        uuid = serializers.UUIDField(help_text="The pipeline's UUID in the storage service.")
+        description = serializers.CharField(help_text="Its description there.")
+        remote_name = serializers.CharField(help_text="Its address as the storage service has it.")
 
     @extend_schema(
         responses=OutputSerializer(many=True), summary="Pipelines the storage service knows"
@@ -52,15 +69,20 @@ class SpaceListApi(APIView):
     pagination_class = ApiPagination
 
     class FilterSerializer(serializers.Serializer):
-        access_protocol = serializers.CharField(required=False, max_length=20)
+        access_protocol = serializers.CharField(
+            required=False,
+            max_length=20,
+            help_text="Only spaces of this protocol, e.g. `FS` (local filesystem) or `S3`. "
+            f"{_ANY_CASE}",
+        )
 
     @extend_schema_serializer(component_name="StorageSpace")
     class OutputSerializer(serializers.Serializer):
-        uuid = serializers.UUIDField()
-        access_protocol = serializers.CharField()
-        path = serializers.CharField()
-        location_count = serializers.IntegerField()
-        usage = UsageSerializer()
+        uuid = serializers.UUIDField(help_text="The space's UUID.")
+        access_protocol = serializers.CharField(help_text="e.g. `FS` or `S3`, as the service says.")
+        path = serializers.CharField(help_text="Its root path.")
+        location_count = serializers.IntegerField(help_text="Locations in it.")
+        usage = UsageSerializer(help_text="Bytes used and allowed.")
 
     @extend_schema(
         parameters=[FilterSerializer],
@@ -79,22 +101,30 @@ class LocationListApi(APIView):
     pagination_class = ApiPagination
 
     class FilterSerializer(serializers.Serializer):
-        purpose = CaseInsensitiveChoiceField(choices=list(vocabulary.PURPOSES), required=False)
-        pipeline = serializers.UUIDField(required=False)
-        space = serializers.UUIDField(required=False)
+        purpose = CaseInsensitiveChoiceField(
+            choices=list(vocabulary.PURPOSES.items()),
+            required=False,
+            help_text=f"Only locations with this purpose. {_ANY_CASE}",
+        )
+        pipeline = serializers.UUIDField(
+            required=False, help_text="Only locations this pipeline (storage-service UUID) uses."
+        )
+        space = serializers.UUIDField(required=False, help_text="Only locations in this space.")
 
     @extend_schema_serializer(component_name="StorageLocation")
     class OutputSerializer(serializers.Serializer):
-        uuid = serializers.UUIDField()
-        purpose = serializers.CharField()
-        purpose_label = serializers.CharField()
-        description = serializers.CharField()
-        enabled = serializers.BooleanField()
-        path = serializers.CharField()
-        relative_path = serializers.CharField()
-        space_uuid = serializers.CharField()
-        pipeline_uuids = serializers.ListField(child=serializers.CharField())
-        usage = UsageSerializer()
+        uuid = serializers.UUIDField(help_text="The location's UUID.")
+        purpose = serializers.CharField(help_text="The service's code, e.g. `AS`.")
+        purpose_label = serializers.CharField(help_text="The purpose in words, e.g. AIP storage.")
+        description = serializers.CharField(help_text="Its description in the service.")
+        enabled = serializers.BooleanField(help_text="Whether the service may use it.")
+        path = serializers.CharField(help_text="Its full path.")
+        relative_path = serializers.CharField(help_text="Its path within its space.")
+        space_uuid = serializers.CharField(help_text="The space it is in.")
+        pipeline_uuids = serializers.ListField(
+            child=serializers.CharField(), help_text="Pipelines (storage-service UUIDs) using it."
+        )
+        usage = UsageSerializer(help_text="Bytes used and allowed.")
 
     @extend_schema(
         parameters=[FilterSerializer],
@@ -112,25 +142,29 @@ class LocationListApi(APIView):
 
 @extend_schema_serializer(component_name="StoragePackage")
 class PackageOutputSerializer(serializers.Serializer):
-    uuid = serializers.CharField()
-    name = serializers.CharField()
-    package_type = serializers.CharField()
+    uuid = serializers.CharField(help_text="The package's UUID.")
+    name = serializers.CharField(help_text="From its path, without UUID suffix or extension.")
+    package_type = serializers.CharField(help_text="e.g. `AIP`, `DIP`, `transfer`.")
     status = serializers.CharField(help_text="The storage service's code, e.g. UPLOADED.")
     status_label = serializers.CharField(
         help_text="The status in the words the pages show, e.g. “Deletion requested”; "
         "an unknown code is given as it is."
     )
-    size = serializers.IntegerField(allow_null=True)
-    current_location_uuid = serializers.CharField()
-    origin_pipeline_uuid = serializers.CharField()
-    current_path = serializers.CharField()
-    current_full_path = serializers.CharField()
-    stored_date = serializers.DateTimeField(allow_null=True)
-    encrypted = serializers.BooleanField()
-    related_uuids = serializers.ListField(child=serializers.CharField())
-    replica_uuids = serializers.ListField(child=serializers.CharField())
-    replicated_package_uuid = serializers.CharField()
-    seen_at = serializers.DateTimeField()
+    size = serializers.IntegerField(allow_null=True, help_text="Bytes; null when not known.")
+    current_location_uuid = serializers.CharField(help_text="The location it is stored in.")
+    origin_pipeline_uuid = serializers.CharField(help_text="The pipeline that made it.")
+    current_path = serializers.CharField(help_text="Its path within its location.")
+    current_full_path = serializers.CharField(help_text="Its full path.")
+    stored_date = serializers.DateTimeField(allow_null=True, help_text="When it was stored.")
+    encrypted = serializers.BooleanField(help_text="Stored encrypted.")
+    related_uuids = serializers.ListField(
+        child=serializers.CharField(), help_text="Related packages, e.g. an AIP's DIP."
+    )
+    replica_uuids = serializers.ListField(child=serializers.CharField(), help_text="Its replicas.")
+    replicated_package_uuid = serializers.CharField(
+        help_text="For a replica, the package it copies; '' otherwise."
+    )
+    seen_at = serializers.DateTimeField(help_text="When Lookout last synced it.")
 
 
 class PackageListApi(APIView):
@@ -139,18 +173,30 @@ class PackageListApi(APIView):
 
     class FilterSerializer(serializers.Serializer):
         package_type = CaseInsensitiveChoiceField(
-            choices=storage_selectors.PACKAGE_TYPES, required=False
+            choices=[(code, vocabulary.package_type_label(code)) for code in PACKAGE_TYPES],
+            required=False,
+            help_text=f"Only packages of this type. {_ANY_CASE}",
         )
         status = CaseInsensitiveChoiceField(
-            choices=storage_selectors.PACKAGE_STATUSES, required=False
+            choices=[(code, vocabulary.package_status(code).text) for code in PACKAGE_STATUSES],
+            required=False,
+            help_text=f"Only packages in this status. {_ANY_CASE}",
         )
-        location = serializers.UUIDField(required=False)
-        pipeline = serializers.UUIDField(required=False)
+        location = serializers.UUIDField(
+            required=False, help_text="Only packages stored in this location."
+        )
+        pipeline = serializers.UUIDField(
+            required=False, help_text="Only packages made by this pipeline (storage-service UUID)."
+        )
         q = serializers.CharField(
-            required=False, max_length=200, help_text="Name fragment or UUID (prefix)."
+            required=False,
+            max_length=200,
+            help_text="A fragment of the name (any case), or the start of the UUID.",
         )
         sort = CaseInsensitiveChoiceField(
-            choices=list(storage_selectors.PACKAGE_SORTS), required=False
+            choices=[(key, SORT_LABELS.get(key, key)) for key in storage_selectors.PACKAGE_SORTS],
+            required=False,
+            help_text=f"Order of the list; newest stored first if absent. {_ANY_CASE}",
         )
 
     @extend_schema(

@@ -1,4 +1,4 @@
-"""Logging filters that keep wall-screen tokens out of every log line. No Django.
+"""Logging filters that keep wall-screen and API tokens out of every log line. No Django.
 
 A screen presents its token once (`/wall/<token>/` swaps it for a cookie); the filter
 is the second guard, for that one request and anything else that logs an address:
@@ -10,23 +10,23 @@ from __future__ import annotations
 
 import logging
 
-from dashboard.lib.redaction import redact_wall_tokens
+from dashboard.lib.redaction import redact_tokens
 
 
 class WallTokenFilter(logging.Filter):
-    """Rewrites a record's message with wall tokens hidden; drops no record."""
+    """Rewrites a record's message with wall and API tokens hidden; drops no record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a broken format: leave it to the handler
             return True
-        scrubbed = redact_wall_tokens(message)
+        scrubbed = redact_tokens(message)
         if scrubbed != message:
             record.msg = scrubbed
             record.args = None
         if record.exc_text:
-            record.exc_text = redact_wall_tokens(record.exc_text)
+            record.exc_text = redact_tokens(record.exc_text)
         return True
 
 

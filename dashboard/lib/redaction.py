@@ -23,11 +23,16 @@ _APIKEY_HEADER = re.compile(r"(?i)\b(ApiKey\s+[^:\s]+:)\S+")
 _WALL_TOKEN = re.compile(r"(?i)(/|%2F)wall(/|%2F)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
 
 
+# A personal API token (dashboard.services.api_tokens); its prefix stays, to say which.
+_API_TOKEN = re.compile(r"\b(lookout_[0-9a-f]{8}_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Hide API keys and passwords in a URL, message or body before it is shown anywhere."""
     text = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
     text = _SECRET_JSON_FIELD.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(2)}", text)
     text = _APIKEY_HEADER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+    text = redact_api_tokens(text)
     for secret in secrets:
         # A very short secret would blank out ordinary words; the patterns above cover it.
         if len(secret) >= 4:
@@ -39,3 +44,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 def redact_wall_tokens(text: str) -> str:
     """`text` with the token of every wall-screen address (`/wall/<token>/`) hidden."""
     return _WALL_TOKEN.sub(lambda m: f"{m.group(1)}wall{m.group(2)}{REDACTED}", text)
+
+
+def redact_api_tokens(text: str) -> str:
+    """`text` with every personal API token hidden (its `lookout_<prefix>_` kept)."""
+    return _API_TOKEN.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+
+
+def redact_tokens(text: str) -> str:
+    """`text` without wall-screen or API tokens: what the log filters apply to every line."""
+    return redact_api_tokens(redact_wall_tokens(text))

@@ -228,7 +228,9 @@ def space_list(*, access_protocol: str | None = None) -> list[SpaceRow]:
         for s in summary.get("spaces", [])
     ]
     if access_protocol:
-        rows = [row for row in rows if row.access_protocol == access_protocol]
+        # Any case, as every API filter: `?access_protocol=fs` finds FS spaces.
+        wanted = access_protocol.casefold()
+        rows = [row for row in rows if row.access_protocol.casefold() == wanted]
     return rows
 
 

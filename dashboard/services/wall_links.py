@@ -9,7 +9,6 @@ nothing else: neither is ever a session or an API credential.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import secrets
@@ -24,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from dashboard.lib.credentials import clean_name, token_hash
 from dashboard.models import AuditEntry, WallLink
 
 TOKEN_BYTES = 32
@@ -84,17 +84,14 @@ class WallAccess:
         return self.outcome == Access.GRANTED
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())
-    if not cleaned:
-        raise WallLinkInvalidName("A wall link needs a name, for example the room it is in.")
-    if len(cleaned) > NAME_MAX_LENGTH:
-        raise WallLinkInvalidName(f"A wall link name has at most {NAME_MAX_LENGTH} characters.")
-    return cleaned
+    return clean_name(
+        name,
+        max_length=NAME_MAX_LENGTH,
+        error=WallLinkInvalidName,
+        empty="A wall link needs a name, for example the room it is in.",
+        what="A wall link name",
+    )
 
 
 def _audit(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from dashboard.views import api_docs, api_tokens, health, metrics
 from dashboard.views import csv_validation as csv_views
-from dashboard.views import health, metrics
 from dashboard.views import processing_configs as processing_config_views
 
 app_name = "dashboard"
@@ -17,6 +17,16 @@ urlpatterns = [
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),
+    # Beside the API (/api/v1/), not in it: pages for people, not versioned operations.
+    path("api/docs/", api_docs.swagger_ui, name="api-docs"),
+    path("api/redoc/", api_docs.redoc, name="api-redoc"),
+    path("accounts/tokens/", api_tokens.api_tokens, name="api-tokens"),
+    path("accounts/tokens/create/", api_tokens.api_token_create, name="api-token-create"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        api_tokens.api_token_revoke,
+        name="api-token-revoke",
+    ),
     path("csv/validate/", csv_views.validate, name="csv-validate"),
     path(
         "processing-configurations/",

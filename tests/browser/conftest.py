@@ -67,9 +67,22 @@ def page(browser, request: pytest.FixtureRequest) -> Iterator[object]:
         context.close()
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, *, full_page: bool = True) -> Path:
     """Save a named screenshot as a test artifact and return its path."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+def csp_violations(page) -> list[str]:
+    """Collects, from now on, every console line in which the browser reports a
+    Content-Security-Policy violation."""
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            found.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import csp_violations
 from tests.support.users import PASSWORD, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,13 +25,7 @@ PAGES = [
 
 def test_no_page_trips_the_policy_and_live_regions_keep_refreshing(page, live_server):
     make_user("ada", "admin")
-    violations: list[str] = []
-    page.on(
-        "console",
-        lambda message: (
-            violations.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
+    violations = csp_violations(page)
     refreshes: list[str] = []
     page.on(
         "request",
@@ -60,13 +55,7 @@ def test_a_kiosk_wall_trips_nothing(page, live_server):
     from dashboard.services import wall_links
 
     token = wall_links.wall_link_create(name="Operations room").token
-    violations: list[str] = []
-    page.on(
-        "console",
-        lambda message: (
-            violations.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
+    violations = csp_violations(page)
 
     page.goto(f"{live_server.url}/wall/{token}/")
     page.wait_for_selector(".capacity, .wall-empty")

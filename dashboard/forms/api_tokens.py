@@ -1,0 +1,16 @@
+"""The personal API token forms: a name and the one-time key of the form."""
+
+from __future__ import annotations
+
+from django import forms
+
+from dashboard.forms.units import ConfirmActionForm
+from dashboard.models import ApiToken
+
+
+class ApiTokenCreateForm(ConfirmActionForm):
+    name = forms.CharField(
+        label="Name",
+        max_length=ApiToken._meta.get_field("name").max_length,
+        help_text="What will use it, for example “nightly report script”.",
+    )
