@@ -23,6 +23,7 @@ from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.selectors import processing_configs as config_selectors
 from dashboard.services import alerts as alert_services
+from dashboard.services import bulk_hide
 from dashboard.services import processing_configs as config_services
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
@@ -51,6 +52,8 @@ def poll_pipeline(slug: str) -> str:
         if not acquired:
             return "skipped"
         line = unit_services.workflow_poll(pipeline=pipeline).line()
+        # Bulk hides whose undo window has passed go upstream at poll time.
+        line += "; " + bulk_hide.hide_upstream_due(pipeline=slug).line()
     return f"{line}; {alerts_after_poll()}"
 
 

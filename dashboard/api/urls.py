@@ -9,12 +9,19 @@ from dashboard.api import processing_configs as config_apis
 from dashboard.api import storage as storage_apis
 from dashboard.api import summary as summary_apis
 from dashboard.api import transfers as transfer_apis
+from dashboard.api import unit_hide as hide_apis
 from dashboard.api import units as apis
 
 app_name = "api"
 
 urlpatterns = [
     path("units/", apis.UnitListApi.as_view(), name="unit-list"),
+    path("units/hide/", hide_apis.UnitsHideApi.as_view(), name="units-hide"),
+    path(
+        "units/hide/<int:audit_id>/undo/",
+        hide_apis.UnitsHideUndoApi.as_view(),
+        name="units-hide-undo",
+    ),
     path("units/<uuid:uuid>/", apis.UnitDetailApi.as_view(), name="unit-detail"),
     path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
     path("analytics/", analytics_apis.AnalyticsApi.as_view(), name="analytics"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import analytics, search, units
+from dashboard.views import analytics, bulk_hide, search, units
 
 overview_urls = [
     path("", units.home, name="home"),
@@ -12,6 +12,9 @@ overview_urls = [
 
 unit_urls = [
     path("units/", units.unit_list, name="unit-list"),
+    path("units/hide/confirm/", bulk_hide.units_hide_confirm, name="units-hide-confirm"),
+    path("units/hide/", bulk_hide.units_hide, name="units-hide"),
+    path("units/hide/<int:entry_id>/undo/", bulk_hide.units_hide_undo, name="units-hide-undo"),
     path("units/<uuid:uuid>/", units.unit_detail, name="unit-detail"),
     path("units/<uuid:uuid>/jobs/<uuid:job_uuid>/", units.job_detail, name="job-detail"),
     path("units/<uuid:uuid>/hide/confirm/", units.unit_hide_confirm, name="unit-hide-confirm"),

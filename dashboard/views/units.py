@@ -12,6 +12,7 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
@@ -33,6 +34,7 @@ from dashboard.models import Unit
 from dashboard.selectors import alerts as alert_selectors
 from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.bulk_hide import pending_hides
 from dashboard.selectors.summary import summary_get
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
@@ -143,6 +145,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
         units = failures.failed_at_job(units, failed_job)
     failed_only = filters.get("status") == "FAILED" or bool(failed_job)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
+    can_hide = request.user.has_perm(actions.HIDE_PERMISSION)
     return _render_live(
         request,
         "dashboard/unit_list.html",
@@ -160,6 +163,13 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
                 if failed_only and not failed_job
                 else []
             ),
+            "can_hide": can_hide,
+            # Each bulk hide in its undo window, with a one-time key for its Undo button.
+            "pending_hides": [
+                (pending, actions.idempotency_key_new())
+                for pending in (pending_hides() if can_hide else [])
+            ],
+            "undo_seconds": settings.LOOKOUT_HIDE_UNDO_SECONDS,
         },
     )
 

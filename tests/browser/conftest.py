@@ -73,3 +73,18 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def point_at_simulator(settings, sim, *, name: str = "Simulated pipeline", **extra: object) -> None:
+    """One pipeline, and the storage service, on a running `SimulatorProcess`."""
+    settings.LOOKOUT_PIPELINES = [
+        {
+            "slug": "default",
+            "name": name,
+            "url": sim.workflow_url,
+            "user": sim.user,
+            "key": sim.key,
+            **extra,
+        }
+    ]
+    settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
