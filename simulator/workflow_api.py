@@ -157,6 +157,7 @@ class WorkflowApi:
         add("/api/ingest/waiting/?", GET=self.waiting)
         add("/api/ingest/completed/?", GET=self.completed_sips)
         add("/api/ingest/reingest/?", POST=self.reingest_sip)
+        add("/api/ingest/reingest/approve/?", POST=self.approve_reingest)
         add("/api/ingest/copy_metadata_files/", POST=self.copy_metadata_files)
         slash("/api/ingest/copy_metadata_files")
         for prefix in ("/api", "/api/filesystem"):
@@ -376,12 +377,18 @@ class WorkflowApi:
             return error('"name" and "uuid" are required.', 400)
         name, aip_uuid = fields
         try:
-            reingest_uuid = self.state.start_reingest(
-                aip_uuid=aip_uuid, name=name, reingest_type="OBJECTS", processing_config=None
-            )
+            unit = self.state.start_partial_reingest(name=name, aip_uuid=aip_uuid, now=now)
         except ValueError as exc:
             return error(str(exc), 400)
-        return json_response({"message": "Approval successful.", "reingest_uuid": reingest_uuid})
+        return json_response({"message": "Approval successful.", "reingest_uuid": unit.uuid})
+
+    def approve_reingest(self, request: Request, now: datetime) -> Response:
+        sip_uuid = str(self._fields(request).get("uuid") or "")
+        if not sip_uuid:
+            return error('"uuid" is required.', 400)
+        if not self.state.approve_partial_reingest(sip_uuid=sip_uuid, now=now):
+            return error("Unable to approve the partial reingest.", 400)
+        return json_response({"message": "Approval successful."})
 
     def waiting(self, request: Request, now: datetime) -> Response:
         t = self.state.seconds(now)

@@ -15,6 +15,7 @@ from dashboard.clients.workflow import (
     Job,
     JobStatus,
     ProcessingConfiguration,
+    ReingestResult,
     StartTransferResult,
     TaskSummary,
     TransferType,
@@ -41,6 +42,8 @@ class FakeUnit:
     sip_uuid: str | None = None
     sent_to_backlog: bool = False
     awaiting_approval: bool = False
+    # A SIP waiting at "Approve AIP reingest".
+    awaiting_reingest_approval: bool = False
     pending: bool = False
     malformed: bool = False
 
@@ -240,6 +243,35 @@ class FakeWorkflowClient:
             )
         reason = VALIDATORS[validator](csv_text)
         return ValidationResult(valid=reason is None, reason=reason)
+
+    def reingest_ingest(self, *, name: str, uuid: str) -> ReingestResult:
+        self._call("reingest_ingest", name, uuid)
+        unit = self.units.get(uuid)
+        if unit is None or unit.kind is not UnitKind.SIP:
+            # The real service cannot move an AIP that is not in its tmp area.
+            raise WorkflowResponseError(
+                "the service answered 500",
+                service="workflow",
+                status=500,
+                upstream_message=f"[Errno 2] No such file or directory: '/tmp/{name}'",
+            )
+        unit.status = UnitStatusValue.USER_INPUT
+        unit.awaiting_reingest_approval = True
+        return ReingestResult(reingest_uuid=uuid)
+
+    def approve_partial_reingest(self, uuid: str) -> str:
+        self._call("approve_partial_reingest", uuid)
+        unit = self.units.get(uuid)
+        if unit is None or not unit.awaiting_reingest_approval:
+            raise WorkflowResponseError(
+                "the service answered 400",
+                service="workflow",
+                status=400,
+                upstream_message="Unable to approve the partial reingest.",
+            )
+        unit.awaiting_reingest_approval = False
+        unit.status = UnitStatusValue.PROCESSING
+        return "Approval successful."
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

@@ -41,6 +41,7 @@ HideOutputSerializer = inline_serializer(
 RESPONSES = {
     400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
     403: OpenApiResponse(description="Needs the operator or admin role"),
+    404: OpenApiResponse(description="No such address (an audit id is a number)"),
     409: OpenApiResponse(description="Nothing to hide, or too late to undo (the message says)"),
     422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
 }

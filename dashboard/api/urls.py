@@ -11,6 +11,7 @@ from dashboard.api import summary as summary_apis
 from dashboard.api import transfers as transfer_apis
 from dashboard.api import unit_hide as hide_apis
 from dashboard.api import units as apis
+from dashboard.api import workflow_reingest as reingest_apis
 
 app_name = "api"
 
@@ -23,6 +24,16 @@ urlpatterns = [
         name="units-hide-undo",
     ),
     path("units/<uuid:uuid>/", apis.UnitDetailApi.as_view(), name="unit-detail"),
+    path(
+        "units/<uuid:uuid>/reingest/",
+        reingest_apis.PartialReingestStartApi.as_view(),
+        name="reingest-start",
+    ),
+    path(
+        "units/<uuid:uuid>/reingest/approve/",
+        reingest_apis.PartialReingestApproveApi.as_view(),
+        name="reingest-approve",
+    ),
     path("waiting/", apis.WaitingListApi.as_view(), name="waiting-list"),
     path("analytics/", analytics_apis.AnalyticsApi.as_view(), name="analytics"),
     path("health/", apis.HealthApi.as_view(), name="health"),

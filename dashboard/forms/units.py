@@ -109,3 +109,21 @@ class BulkHideConfirmForm(ConfirmActionForm):
 
 class UndoHideForm(ConfirmActionForm):
     """The undo button of a bulk hide's notice."""
+
+
+class PartialReingestForm(ConfirmActionForm):
+    """Starting a partial reingest: the AIP's directory name in the shared tmp area."""
+
+    name = forms.CharField(
+        label="AIP name",
+        max_length=255,
+        strip=True,
+        help_text="The AIP's directory in the workflow service's shared tmp area, where the "
+        "storage service extracts it for a reingest (usually <name>-<UUID>).",
+    )
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"]
+        if "/" in name or name in {".", ".."}:
+            raise forms.ValidationError("A directory name, without any slash.")
+        return name

@@ -281,7 +281,7 @@ def action_queued_finish(
 # --- workflow-service actions --------------------------------------------------------
 
 
-def _workflow_client(pipeline_slug: str) -> WorkflowClient:
+def workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
         raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
@@ -305,7 +305,7 @@ def transfer_approve(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.awaiting_approval:
             raise ActionNotPossible("This transfer is no longer waiting for approval.")
-        client = _workflow_client(current.pipeline)
+        client = workflow_client(current.pipeline)
         result = client.approve_transfer(
             directory=current.directory, transfer_type=current.transfer_type or "standard"
         )
@@ -339,7 +339,7 @@ def unit_hide(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.finished:
             raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
-        client = _workflow_client(current.pipeline)
+        client = workflow_client(current.pipeline)
         if current.kind == "sip":
             removed = client.hide_ingest(current.uuid)
         else:

@@ -19,6 +19,18 @@ unit_urls = [
     path("units/<uuid:uuid>/jobs/<uuid:job_uuid>/", units.job_detail, name="job-detail"),
     path("units/<uuid:uuid>/hide/confirm/", units.unit_hide_confirm, name="unit-hide-confirm"),
     path("units/<uuid:uuid>/hide/", units.unit_hide, name="unit-hide"),
+    path(
+        "units/<uuid:uuid>/reingest/confirm/",
+        units.reingest_start_confirm,
+        name="reingest-start-confirm",
+    ),
+    path("units/<uuid:uuid>/reingest/", units.reingest_start, name="reingest-start"),
+    path(
+        "units/<uuid:uuid>/reingest/approve/confirm/",
+        units.reingest_approve_confirm,
+        name="reingest-approve-confirm",
+    ),
+    path("units/<uuid:uuid>/reingest/approve/", units.reingest_approve, name="reingest-approve"),
 ]
 
 waiting_urls = [

@@ -1,0 +1,126 @@
+"""Write API: partial reingest from the workflow side, as the unit page offers it.
+
+`POST /api/v1/units/<uuid>/reingest/` (`name`: the AIP's directory in the shared tmp
+area) starts it; `POST /api/v1/units/<uuid>/reingest/approve/` answers the SIP's
+"Approve AIP reingest". Both need an `Idempotency-Key` header, the operator or admin
+role, and write an audit row; a refusal carries the workflow service's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from dashboard import tasks
+from dashboard.api.transfers import (
+    KEY_HEADER,
+    ActionOutputSerializer,
+    action_response,
+    idempotency_key,
+)
+from dashboard.models import Unit
+from dashboard.selectors import units as unit_selectors
+from dashboard.services import actions, workflow_reingest
+
+NEEDS = "Reingesting needs the operator or admin role."
+RESPONSES = {
+    201: ActionOutputSerializer,
+    200: ActionOutputSerializer,
+    400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
+    403: OpenApiResponse(description="Needs the operator or admin role"),
+    404: OpenApiResponse(description="No such unit"),
+    409: OpenApiResponse(description="Refused by the workflow service, in its words"),
+    422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
+    502: OpenApiResponse(description="The workflow service was not reached"),
+}
+
+
+def unit_action(
+    request: Request,
+    uuid: Any,
+    permission: str,
+    needs: str,
+    run: Callable[[Unit, str], actions.ActionResult],
+) -> Response:
+    """The shared frame of a unit action over the API: role, key, unit, one audited run."""
+    if not request.user.has_perm(permission):
+        return Response({"detail": needs}, 403)
+    key = idempotency_key(request)
+    if key is None:
+        return Response(
+            {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+        )
+    unit = unit_selectors.unit_get(uuid=str(uuid))
+    if unit is None:
+        return Response({"detail": "This unit is not known to Lookout (or not yet)."}, 404)
+    try:
+        result = run(unit, key)
+    except actions.IdempotencyKeyReused:
+        return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+    return action_response(result)
+
+
+class PartialReingestStartApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(
+            max_length=255,
+            required=False,
+            help_text="The AIP's directory in the shared tmp area; <name>-<uuid> if left out.",
+        )
+
+        def validate_name(self, value: str) -> str:
+            if "/" in value or value in {".", ".."}:
+                raise serializers.ValidationError("A directory name, without any slash.")
+            return value
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[KEY_HEADER],
+        responses=RESPONSES,
+        summary="Start a partial reingest of a completed SIP's AIP (workflow side)",
+        description="POST /api/ingest/reingest on the workflow service; the SIP then waits "
+        "at “Approve AIP reingest”. 201 started, 200 a repeated key, 409 refused (the "
+        "service's words), 502 not reached.",
+    )
+    def post(self, request: Request, uuid: Any) -> Response:
+        data_in = self.InputSerializer(data=request.data)
+        data_in.is_valid(raise_exception=True)
+
+        def run(unit: Unit, key: str) -> actions.ActionResult:
+            return workflow_reingest.partial_reingest_start(
+                user=request.user,
+                unit=unit,
+                name=data_in.validated_data.get("name")
+                or workflow_reingest.default_reingest_name(unit),
+                idempotency_key=key,
+                after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
+            )
+
+        return unit_action(request, uuid, workflow_reingest.REINGEST_PERMISSION, NEEDS, run)
+
+
+class PartialReingestApproveApi(APIView):
+    @extend_schema(
+        request=None,
+        parameters=[KEY_HEADER],
+        responses=RESPONSES,
+        summary="Approve a SIP's partial reingest",
+        description="POST /api/ingest/reingest/approve on the workflow service. 409 when "
+        "the SIP does not wait at “Approve AIP reingest”, with the service's words.",
+    )
+    def post(self, request: Request, uuid: Any) -> Response:
+        def run(unit: Unit, key: str) -> actions.ActionResult:
+            return workflow_reingest.partial_reingest_approve(
+                user=request.user,
+                unit=unit,
+                idempotency_key=key,
+                after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
+            )
+
+        return unit_action(request, uuid, workflow_reingest.REINGEST_PERMISSION, NEEDS, run)
