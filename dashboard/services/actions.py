@@ -292,6 +292,34 @@ def unit_label(unit: Unit) -> str:
     return unit.name or unit.directory or unit.uuid
 
 
+def unit_action_perform(
+    *,
+    user: User | AnonymousUser,
+    unit: Unit,
+    permission: str,
+    action: str,
+    idempotency_key: str,
+    call: Callable[[], UpstreamAnswer],
+    after_success: Callable[[], None] | None = None,
+    parameters: dict[str, Any] | None = None,
+    target_kind: str = "",
+) -> ActionResult:
+    """`action_perform` on one unit: the unit names the target, its label and pipeline."""
+    return action_perform(
+        user=user,
+        permission=permission,
+        action=action,
+        idempotency_key=idempotency_key,
+        target_kind=target_kind or unit.kind or "unit",
+        target=unit.uuid,
+        target_label=unit_label(unit),
+        pipeline=unit.pipeline,
+        parameters=parameters,
+        call=call,
+        after_success=after_success,
+    )
+
+
 def transfer_approve(
     *,
     user: User | AnonymousUser,
@@ -311,15 +339,13 @@ def transfer_approve(
         )
         return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=APPROVE_PERMISSION,
         action="transfer_approve",
         idempotency_key=idempotency_key,
         target_kind="transfer",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
         call=call,
         after_success=after_success,
@@ -356,15 +382,12 @@ def unit_hide(
         )
         return UpstreamAnswer("The workflow service hid it.")
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=HIDE_PERMISSION,
         action="unit_hide",
         idempotency_key=idempotency_key,
-        target_kind=unit.kind or "unit",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         call=call,
         after_success=after_success,
     )

@@ -22,8 +22,7 @@ from dashboard.services.actions import (
     ActionNotPossible,
     ActionResult,
     UpstreamAnswer,
-    action_perform,
-    unit_label,
+    unit_action_perform,
     workflow_client,
 )
 
@@ -61,15 +60,12 @@ def partial_reingest_start(
             f"({result.reingest_uuid}); it waits at “{vocabulary.APPROVE_AIP_REINGEST}”."
         )
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=REINGEST_PERMISSION,
         action="partial_reingest_start",
         idempotency_key=idempotency_key,
-        target_kind="sip",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         parameters={"name": name},
         call=call,
         after_success=after_success,
@@ -92,15 +88,12 @@ def partial_reingest_approve(
         message = workflow_client(current.pipeline).approve_partial_reingest(current.uuid)
         return UpstreamAnswer(f"{message} The partial reingest goes on.")
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=REINGEST_PERMISSION,
         action="partial_reingest_approve",
         idempotency_key=idempotency_key,
-        target_kind="sip",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         call=call,
         after_success=after_success,
     )
