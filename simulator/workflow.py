@@ -134,6 +134,8 @@ class WorkflowState:
             for name in data.LEVELS_OF_DESCRIPTION
         ]
         self.path_levels: dict[str, str] = {}
+        # Metadata files added to each SIP, as `<location uuid>:<path>`.
+        self.metadata_files: dict[str, list[str]] = {}
         config = sim.config
         # Arrivals keep the demo going; finished units that arrived after the start
         # (and those started through the API) then age out so memory stays flat.

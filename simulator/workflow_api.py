@@ -417,14 +417,18 @@ class WorkflowApi:
             self.state.get(sip_uuid, SIP)
         except UnknownUnit as exc:
             raise InputError(sip_uuid) from exc  # the real one crashes with an HTML 500
+        added = []
         for encoded in paths:
-            location, path = split_location_path(decode_base64(encoded))
+            decoded = decode_base64(encoded)
+            location, path = split_location_path(decoded)
             try:
                 self.sim.storage.resolve_transfer_source(location_uuid=location, relative_path=path)
             except LookupError:
                 return error(f"Location {location} is not associated with this pipeline", 500)
             except FileNotFoundError:
                 return error(f"{path} does not exist", 500)
+            added.append(decoded)
+        self.state.metadata_files.setdefault(sip_uuid.lower(), []).extend(added)
         return json_response({"error": False, "message": "Metadata files added successfully."}, 201)
 
     # -- administration ---------------------------------------------------

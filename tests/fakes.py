@@ -58,6 +58,8 @@ class FakeWorkflowClient:
     started: int = 0
     # Processing configuration XML by name (unknown names answer 404 as the service does).
     configs: dict[str, str] = field(default_factory=dict)
+    # Locations copy_metadata_files refuses as not associated with the pipeline.
+    foreign_locations: set[str] = field(default_factory=set)
 
     def add(self, unit: FakeUnit) -> FakeUnit:
         self.units[unit.uuid] = unit
@@ -272,6 +274,20 @@ class FakeWorkflowClient:
         unit.awaiting_reingest_approval = False
         unit.status = UnitStatusValue.PROCESSING
         return "Approval successful."
+
+    def copy_metadata_files(
+        self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str | bytes]]
+    ) -> str:
+        self._call("copy_metadata_files", sip_uuid, tuple(source_paths))
+        for location, _ in source_paths:
+            if location in self.foreign_locations:
+                raise WorkflowResponseError(
+                    "the service answered 500",
+                    service="workflow",
+                    status=500,
+                    upstream_message=f"Location {location} is not associated with this pipeline",
+                )
+        return "Metadata files added successfully."
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import analytics as analytics_apis
 from dashboard.api import csv_validation as csv_apis
+from dashboard.api import metadata_files as metadata_apis
 from dashboard.api import processing_configs as config_apis
 from dashboard.api import storage as storage_apis
 from dashboard.api import summary as summary_apis
@@ -28,6 +29,11 @@ urlpatterns = [
         "units/<uuid:uuid>/reingest/",
         reingest_apis.PartialReingestStartApi.as_view(),
         name="reingest-start",
+    ),
+    path(
+        "units/<uuid:uuid>/metadata-files/",
+        metadata_apis.MetadataFilesApi.as_view(),
+        name="metadata-files",
     ),
     path(
         "units/<uuid:uuid>/reingest/approve/",

@@ -8,7 +8,6 @@ role, and write an audit row; a refusal carries the workflow service's own words
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -18,14 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard import tasks
-from dashboard.api.transfers import (
-    KEY_HEADER,
-    ActionOutputSerializer,
-    action_response,
-    idempotency_key,
-)
+from dashboard.api.transfers import KEY_HEADER, ActionOutputSerializer, unit_action
 from dashboard.models import Unit
-from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions, workflow_reingest
 
 NEEDS = "Reingesting needs the operator or admin role."
@@ -39,31 +32,6 @@ RESPONSES = {
     422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
     502: OpenApiResponse(description="The workflow service was not reached"),
 }
-
-
-def unit_action(
-    request: Request,
-    uuid: Any,
-    permission: str,
-    needs: str,
-    run: Callable[[Unit, str], actions.ActionResult],
-) -> Response:
-    """The shared frame of a unit action over the API: role, key, unit, one audited run."""
-    if not request.user.has_perm(permission):
-        return Response({"detail": needs}, 403)
-    key = idempotency_key(request)
-    if key is None:
-        return Response(
-            {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
-        )
-    unit = unit_selectors.unit_get(uuid=str(uuid))
-    if unit is None:
-        return Response({"detail": "This unit is not known to Lookout (or not yet)."}, 404)
-    try:
-        result = run(unit, key)
-    except actions.IdempotencyKeyReused:
-        return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
-    return action_response(result)
 
 
 class PartialReingestStartApi(APIView):

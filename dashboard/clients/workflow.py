@@ -601,8 +601,12 @@ class WorkflowClient(ApiClient):
         )
         return self._parse(lambda data: read_str(data, "message"), payload, response, "POST")
 
-    def copy_metadata_files(self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str]]) -> str:
-        """Add `(location_uuid, full_path)` files to a SIP; returns the service's message."""
+    def copy_metadata_files(
+        self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str | bytes]]
+    ) -> str:
+        """Add `(location_uuid, path)` files to a SIP; returns the service's message.
+
+        A bytes path goes as is (names need not be UTF-8)."""
         if not source_paths:
             raise ValueError("copy_metadata_files needs at least one source path")
         fields = [("sip_uuid", _unit_uuid(sip_uuid))]

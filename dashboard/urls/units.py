@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import analytics, bulk_hide, search, units
+from dashboard.views import analytics, bulk_hide, metadata_files, search, units
 
 overview_urls = [
     path("", units.home, name="home"),
@@ -25,6 +25,13 @@ unit_urls = [
         name="reingest-start-confirm",
     ),
     path("units/<uuid:uuid>/reingest/", units.reingest_start, name="reingest-start"),
+    path("units/<uuid:uuid>/metadata-files/", metadata_files.browse, name="metadata-files"),
+    path(
+        "units/<uuid:uuid>/metadata-files/confirm/",
+        metadata_files.confirm,
+        name="metadata-files-confirm",
+    ),
+    path("units/<uuid:uuid>/metadata-files/add/", metadata_files.add, name="metadata-files-add"),
     path(
         "units/<uuid:uuid>/reingest/approve/confirm/",
         units.reingest_approve_confirm,

@@ -42,7 +42,7 @@ from dashboard.selectors import units as unit_selectors
 from dashboard.selectors.bulk_hide import pending_hides
 from dashboard.selectors.decisions import awaits_reingest_approval
 from dashboard.selectors.summary import summary_get
-from dashboard.services import actions, workflow_reingest
+from dashboard.services import actions, metadata_files, workflow_reingest
 from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
@@ -212,6 +212,8 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
             "can_approve_reingest": may_reingest and awaits_reingest_approval(detail.unit),
             "can_start_reingest": may_reingest
             and workflow_reingest.reingest_startable(detail.unit),
+            "can_add_metadata": request.user.has_perm(metadata_files.METADATA_PERMISSION)
+            and metadata_files.metadata_files_addable(detail.unit),
             "failed_tasks": failed_tasks,
             "failing_task_count": (
                 failures.failing_task_count(detail.failed_job) if detail.failed_job else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import connection
@@ -57,13 +57,19 @@ class Poller(threading.Thread):
 
 
 def polled_lookout(
-    settings, live_server, monkeypatch, poller: Poller | None = None
+    settings,
+    live_server,
+    monkeypatch,
+    poller: Poller | None = None,
+    before: Callable[[], object] | None = None,
 ) -> Iterator[str]:
     """Lookout on a live server, pointed at a running simulator, with polling going on."""
     # The poller thread already polls; no broker in these tests.
     monkeypatch.setattr("dashboard.tasks.poll_pipeline_enqueue", lambda pipeline: None)
     with SimulatorProcess(speed=SPEED, units=30, packages=10, seed=11) as sim:
         point_at_simulator(settings, sim)
+        if before is not None:
+            before()  # before the poller thread, which would hold the database
         poller = poller or Poller()
         poller.start()
         try:
