@@ -14,6 +14,8 @@ from dashboard.clients.workflow import (
     ApprovalResult,
     Job,
     JobStatus,
+    LevelOfDescription,
+    PathMetadata,
     ProcessingConfiguration,
     ReingestResult,
     StartTransferResult,
@@ -58,6 +60,16 @@ class FakeWorkflowClient:
     started: int = 0
     # Processing configuration XML by name (unknown names answer 404 as the service does).
     configs: dict[str, str] = field(default_factory=dict)
+    levels: list[tuple[str, str]] = field(
+        default_factory=lambda: [
+            ("30000000-0000-4000-8000-000000000001", "Fonds"),
+            ("30000000-0000-4000-8000-000000000002", "Series"),
+        ]
+    )
+    # The access system's levels, which fetch_levels_of_description brings in.
+    access_system_levels: list[tuple[str, str]] = field(default_factory=list)
+    # Arranged paths the service knows, with their level's name.
+    path_levels: dict[str, str] = field(default_factory=dict)
     # Locations copy_metadata_files refuses as not associated with the pipeline.
     foreign_locations: set[str] = field(default_factory=set)
 
@@ -288,6 +300,34 @@ class FakeWorkflowClient:
                     upstream_message=f"Location {location} is not associated with this pipeline",
                 )
         return "Metadata files added successfully."
+
+    def list_levels_of_description(self) -> tuple[LevelOfDescription, ...]:
+        self._call("list_levels_of_description")
+        return tuple(LevelOfDescription(uuid=u, name=n) for u, n in self.levels)
+
+    def fetch_levels_of_description(self) -> tuple[LevelOfDescription, ...]:
+        self._call("fetch_levels_of_description")
+        if not self.access_system_levels:
+            raise WorkflowResponseError(
+                "the service answered 500",
+                service="workflow",
+                status=500,
+                upstream_message="Unable to reach the access system.",
+            )
+        self.levels = list(self.access_system_levels)
+        return self.list_levels_of_description()
+
+    def get_path_metadata(self, path: str) -> PathMetadata:
+        self._call("get_path_metadata", path)
+        if path not in self.path_levels:
+            raise WorkflowNotFound("not found", service="workflow", status=404)
+        return PathMetadata(path=path, level_of_description=self.path_levels[path] or None)
+
+    def update_path_metadata(self, *, path: str, level_of_description: str) -> None:
+        self._call("update_path_metadata", path, level_of_description)
+        if path not in self.path_levels:
+            raise WorkflowNotFound("not found", service="workflow", status=404)
+        self.path_levels[path] = dict(self.levels).get(level_of_description, "")
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

@@ -51,6 +51,22 @@ ActionOutputSerializer = inline_serializer(
         "transfer_uuid": serializers.UUIDField(allow_null=True, required=False),
     },
 )
+
+
+def action_responses(*, forbidden: str, not_found: str) -> dict[int, Any]:
+    """The schema's answers of an action endpoint (as `action_response` gives them)."""
+    return {
+        201: ActionOutputSerializer,
+        200: ActionOutputSerializer,
+        400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
+        403: OpenApiResponse(description=forbidden),
+        404: OpenApiResponse(description=not_found),
+        409: OpenApiResponse(description="Refused by the workflow service, in its words"),
+        422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
+        502: OpenApiResponse(description="The workflow service was not reached"),
+    }
+
+
 # What each outcome answers over HTTP.
 OUTCOME_STATUS: dict[str, int] = {actions.Outcome.DONE: 201, actions.Outcome.REFUSED: 409}
 

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import analytics as analytics_apis
 from dashboard.api import csv_validation as csv_apis
+from dashboard.api import levels as level_apis
 from dashboard.api import metadata_files as metadata_apis
 from dashboard.api import processing_configs as config_apis
 from dashboard.api import storage as storage_apis
@@ -52,6 +53,17 @@ urlpatterns = [
     path("packages/<uuid:uuid>/", storage_apis.PackageDetailApi.as_view(), name="package-detail"),
     path("transfers/", transfer_apis.StartTransferApi.as_view(), name="transfer-start"),
     path("csv-validations/", csv_apis.CsvValidationApi.as_view(), name="csv-validate"),
+    path("pipelines/<slug:slug>/levels/", level_apis.LevelListApi.as_view(), name="levels"),
+    path(
+        "pipelines/<slug:slug>/levels/fetch/",
+        level_apis.LevelFetchApi.as_view(),
+        name="levels-fetch",
+    ),
+    path(
+        "pipelines/<slug:slug>/path-metadata/",
+        level_apis.PathMetadataApi.as_view(),
+        name="path-metadata",
+    ),
     path(
         "pipelines/<slug:slug>/processing-configurations/",
         config_apis.ProcessingConfigListApi.as_view(),

@@ -10,28 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboard import tasks
-from dashboard.api.transfers import KEY_HEADER, ActionOutputSerializer, unit_action
+from dashboard.api.transfers import KEY_HEADER, action_responses, unit_action
 from dashboard.models import Unit
 from dashboard.services import actions, workflow_reingest
 
 NEEDS = "Reingesting needs the operator or admin role."
-RESPONSES = {
-    201: ActionOutputSerializer,
-    200: ActionOutputSerializer,
-    400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
-    403: OpenApiResponse(description="Needs the operator or admin role"),
-    404: OpenApiResponse(description="No such unit"),
-    409: OpenApiResponse(description="Refused by the workflow service, in its words"),
-    422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
-    502: OpenApiResponse(description="The workflow service was not reached"),
-}
+RESPONSES = action_responses(forbidden="Needs the operator or admin role", not_found="No such unit")
 
 
 class PartialReingestStartApi(APIView):

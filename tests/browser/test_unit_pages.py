@@ -84,8 +84,8 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
     yield from polled_lookout(settings, live_server, monkeypatch)
 
 
-def log_in(page, base_url: str, username: str) -> None:
-    make_user(username, "operator")
+def log_in(page, base_url: str, username: str, role: str = "operator") -> None:
+    make_user(username, role)
     page.goto(f"{base_url}/accounts/login/")
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
