@@ -14,6 +14,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_serializer,
     inline_serializer,
 )
 from rest_framework import serializers
@@ -113,6 +114,7 @@ class LevelFetchApi(APIView):
 
 
 class PathMetadataApi(APIView):
+    @extend_schema_serializer(component_name="PathLevelInput")
     class InputSerializer(serializers.Serializer):
         path = serializers.CharField(max_length=1000, help_text="An arranged path, /arrange/…")
         level_of_description = serializers.CharField(

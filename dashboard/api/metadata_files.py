@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +27,7 @@ NEEDS = "Adding metadata files needs the operator or admin role."
 
 
 class MetadataFilesApi(APIView):
+    @extend_schema_serializer(component_name="MetadataFilesInput")
     class InputSerializer(serializers.Serializer):
         location = serializers.UUIDField(help_text="A transfer source location's UUID.")
         paths = serializers.ListField(

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -70,6 +75,7 @@ def _hide_response(result: actions.ActionResult) -> Response:
 
 
 class UnitsHideApi(APIView):
+    @extend_schema_serializer(component_name="UnitsHideInput")
     class InputSerializer(serializers.Serializer):
         units = serializers.ListField(
             child=serializers.UUIDField(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +26,7 @@ RESPONSES = action_responses(forbidden="Needs the operator or admin role", not_f
 
 
 class PartialReingestStartApi(APIView):
+    @extend_schema_serializer(component_name="PartialReingestInput")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(
             max_length=255,
