@@ -225,6 +225,9 @@ LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1
 # is read, and a file smaller than this is always held in memory (no temporary file).
 LOOKOUT_CSV_MAX_BYTES = env_int("LOOKOUT_CSV_MAX_BYTES", 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = max(2_621_440, LOOKOUT_CSV_MAX_BYTES)
+# How long a bulk hide can be undone before the workflow service is asked to hide the
+# units (its hide cannot be undone).
+LOOKOUT_HIDE_UNDO_SECONDS = env_int("LOOKOUT_HIDE_UNDO_SECONDS", 300, minimum=10)
 LOOKOUT_POLL_CONCURRENCY = env_int("LOOKOUT_POLL_CONCURRENCY", 32, minimum=1)
 # New completed units whose details are fetched per cycle, so a first poll of a big
 # pipeline does not fire thousands of requests at once.

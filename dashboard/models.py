@@ -87,6 +87,12 @@ class Unit(models.Model):
     hidden = models.BooleanField(default=False)
     hidden_by = models.CharField(max_length=150, blank=True)
     hidden_at = models.DateTimeField(null=True, blank=True)
+    # Hidden in Lookout by a bulk hide: the workflow service is asked to hide it once
+    # this passes (its hide cannot be undone), unless someone undoes it first.
+    hide_upstream_after = models.DateTimeField(null=True, blank=True)
+    hide_request = models.ForeignKey(
+        "AuditEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     first_seen_at = models.DateTimeField()
     # When Lookout saw the status or microservice change (or first saw the unit).
     updated_at = models.DateTimeField()
@@ -134,6 +140,11 @@ class Unit(models.Model):
             models.Index(fields=["failed_at"], name="unit_failed_at", condition=VISIBLE),
             models.Index(
                 fields=["status", "-failed_at"], name="unit_status_failed", condition=VISIBLE
+            ),
+            models.Index(
+                fields=["hide_upstream_after"],
+                name="unit_hide_upstream_due",
+                condition=models.Q(hide_upstream_after__isnull=False),
             ),
         ]
 
@@ -260,6 +271,10 @@ class AuditEntry(models.Model):
             ("manage_wall_links", "Can create and revoke wall-screen links"),
             ("view_audit", "Can read the audit log"),
             ("validate_csv", "Can send CSV files to the workflow service's validators"),
+            ("approve_reingest", "Can start and approve a partial reingest"),
+            ("add_metadata_files", "Can add metadata files to a SIP"),
+            ("set_path_metadata", "Can set the level of description of a path"),
+            ("fetch_levels", "Can fetch the levels of description from the access system"),
         ]
 
     def __str__(self) -> str:

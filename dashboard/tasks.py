@@ -22,8 +22,11 @@ from kombu.exceptions import OperationalError as BrokerError
 from dashboard.clients.storage import StorageError
 from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.selectors import levels as level_selectors
 from dashboard.selectors import processing_configs as config_selectors
 from dashboard.services import alerts as alert_services
+from dashboard.services import bulk_hide
+from dashboard.services import levels as level_services
 from dashboard.services import processing_configs as config_services
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
@@ -52,6 +55,8 @@ def poll_pipeline(slug: str) -> str:
         if not acquired:
             return "skipped"
         line = unit_services.workflow_poll(pipeline=pipeline).line()
+        # Bulk hides whose undo window has passed go upstream at poll time.
+        line += "; " + bulk_hide.hide_upstream_due(pipeline=slug).line()
     return f"{line}; {alerts_after_poll()}"
 
 
@@ -213,6 +218,24 @@ def fetch_processing_config(pipeline: str, name: str) -> str:
         return f"error: {stored['error']}" if stored["error"] else "fetched"
 
 
+# --- workflow: levels of description and arranged paths' levels ----------------------
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_levels(pipeline: str) -> str:
+    with task_lock(f"levels:{pipeline}", ttl=LISTING_HARD_LIMIT) as acquired:
+        if not acquired:
+            return "skipped"
+        stored = level_services.levels_fetch(pipeline=pipeline)
+        return f"error: {stored['error']}" if stored["error"] else "fetched"
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_path_metadata(pipeline: str, path: str) -> str:
+    stored = level_services.path_metadata_fetch(pipeline=pipeline, path=path)
+    return f"error: {stored['error']}" if stored["error"] else "fetched"
+
+
 # --- queueing, for views and the API ------------------------------------------------
 
 # Seconds between two jobs-refresh tasks queued because someone opened a unit page.
@@ -324,4 +347,35 @@ def processing_config_shown(
     queued = False
     if refresh or stored is None or stored.stale:
         queued = processing_config_enqueue(pipeline, name)
+    return stored, stored is None or stored.refreshing or queued
+
+
+def levels_shown(pipeline: str) -> tuple[level_selectors.StoredLevels | None, bool]:
+    """The stored levels and whether a fetch is under way (one is queued when due)."""
+    stored = level_selectors.levels_get(pipeline=pipeline)
+    queued = False
+    if (stored is None or stored.stale) and level_services.levels_request(pipeline=pipeline):
+        try:
+            fetch_levels.delay(pipeline)
+            queued = True
+        except (BrokerError, OSError) as exc:
+            log.warning("could not queue the levels of %s: %s", pipeline, exc)
+            level_services.levels_request_dropped(pipeline=pipeline)
+    return stored, stored is None or stored.refreshing or queued
+
+
+def path_metadata_shown(
+    pipeline: str, path: str
+) -> tuple[level_selectors.StoredPathMetadata | None, bool]:
+    """An arranged path's stored level and whether a fetch is under way."""
+    stored = level_selectors.path_metadata_get(pipeline=pipeline, path=path)
+    queued = False
+    due = stored is None or stored.stale
+    if due and level_services.path_metadata_request(pipeline=pipeline, path=path):
+        try:
+            fetch_path_metadata.delay(pipeline, path)
+            queued = True
+        except (BrokerError, OSError) as exc:
+            log.warning("could not queue the metadata of %s: %s", path, exc)
+            level_services.path_metadata_request_dropped(pipeline=pipeline, path=path)
     return stored, stored is None or stored.refreshing or queued

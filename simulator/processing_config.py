@@ -18,8 +18,10 @@ BUILTIN_NAMES = ("automated", "default")
 def _answers(name: str) -> list[DecisionPoint]:
     if name == "default":
         return [point for point in DECISION_POINTS if point.answered_by_default_config]
-    # "automated" answers everything except the transfer approval.
-    return [point for point in DECISION_POINTS if point.group != "Approve transfer"]
+    # "automated" answers everything except the transfer approval (and, as the real
+    # file, the partial reingest approval, which only the reingest API answers).
+    unanswered = ("Approve transfer", "Reingest AIP")
+    return [point for point in DECISION_POINTS if point.group not in unanswered]
 
 
 def go_to_chain(point: DecisionPoint, value: str) -> str:

@@ -190,8 +190,13 @@ def transfer_route(transfer_type: str, outcome: Outcome, fail_index: int | None 
 
 
 @cache
-def sip_route(outcome: Outcome, with_dip: bool, fail_index: int | None = None) -> Route:
+def sip_route(
+    outcome: Outcome, with_dip: bool, fail_index: int | None = None, *, reingest: bool = False
+) -> Route:
     steps = _expand(data.INGEST_SEQUENCE, Track.MAIN)
+    if reingest:
+        # A partial reingest waits for its approval before the ingest jobs.
+        steps = _expand((data.REINGEST_APPROVAL,), Track.MAIN) + steps
     if outcome is Outcome.FAILED:
         if fail_index is None:
             raise ValueError("a failing route needs the failing step")

@@ -47,6 +47,8 @@ class Unit:
     hidden: bool = False
     replaced: bool = False  # a reingest took over this UUID
     ages_out: bool = False  # dropped a while after finishing (demo arrivals on)
+    # A SIP whose first job is an approval (a partial reingest), as a transfer's always is.
+    approval_first: bool = False
     anchor_version: int = 0
     effects_done: set[int] = field(default_factory=set)
     settled: dict[str, Any] | None = None  # final status, once it can no longer change
@@ -59,15 +61,20 @@ class Unit:
     def is_transfer(self) -> bool:
         return self.kind == TRANSFER
 
+    @property
+    def awaits_first_approval(self) -> bool:
+        """Its first job is an approval that ends at the anchor."""
+        return self.is_transfer or self.approval_first
+
     def step_start(self, index: int) -> float | None:
-        if index == 0 and self.is_transfer:
+        if index == 0 and self.awaits_first_approval:
             return self.first_job_at
         if self.anchor is None:
             return None
         return self.anchor + self.plan.starts[index]
 
     def step_end(self, index: int) -> float | None:
-        if index == 0 and self.is_transfer:
+        if index == 0 and self.awaits_first_approval:
             return self.anchor
         if self.anchor is None:
             return None
@@ -85,7 +92,7 @@ class Unit:
             return index if index >= main_count else None
         if self.anchor is None or t < self.anchor:
             return 0
-        low = 1 if self.is_transfer else 0
+        low = 1 if self.awaits_first_approval else 0
         index = bisect_right(self.plan.starts, t - self.anchor, low, main_count) - 1
         return max(index, 0)
 

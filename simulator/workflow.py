@@ -134,6 +134,8 @@ class WorkflowState:
             for name in data.LEVELS_OF_DESCRIPTION
         ]
         self.path_levels: dict[str, str] = {}
+        # Metadata files added to each SIP, as `<location uuid>:<path>`.
+        self.metadata_files: dict[str, list[str]] = {}
         config = sim.config
         # Arrivals keep the demo going; finished units that arrived after the start
         # (and those started through the API) then age out so memory stays flat.
@@ -554,6 +556,51 @@ class WorkflowState:
             must_succeed=True,
         )
         return aip_uuid
+
+    def start_partial_reingest(self, *, name: str, aip_uuid: str, now: datetime) -> Unit:
+        """The ingest/reingest endpoint: a SIP of the AIP that waits at "Approve AIP reingest"."""
+        if aip_uuid in self.reingests:
+            raise ValueError(f"AIP {aip_uuid} is already being reingested")
+        rng = self.api_rng()
+        self.reingests.add(aip_uuid)
+        files = file_count(rng)
+        route = sip_route(Outcome.STORED, False, reingest=True)
+        # The AIP's tmp directory is `<name>-<uuid>`; the SIP is named without the UUID.
+        name = name.removesuffix(f"-{aip_uuid}") or name
+        unit = self._register(
+            Unit(
+                number=self._take_number(),
+                uuid=aip_uuid,
+                kind=SIP,
+                name=name,
+                transfer_type="standard",
+                plan=make_plan(route, rng, files, first_is_approval=True),
+                first_job_at=self.seconds(now) + rng.uniform(0.2, 1.0),
+                anchor=None,
+                files_key=aip_uuid,
+                file_count=files,
+                size=self._size(files, rng),
+                plural_microservice_key=False,
+                rng_key=f"{self.seed_value}:reingest:{aip_uuid}:{self._api_counter}",
+                approval_first=True,
+            )
+        )
+        return unit
+
+    def approve_partial_reingest(self, *, sip_uuid: str, now: datetime) -> bool:
+        """Answer a partial reingest's approval; False when none waits for it."""
+        t = self.seconds(now)
+        unit = self.by_uuid.get(sip_uuid.lower())
+        if (
+            unit is None
+            or not unit.approval_first
+            or unit.anchor is not None
+            or unit.first_job_at > t
+            or unit.step_status(0, t) != "USER_INPUT"
+        ):
+            return False
+        self._set_anchor(unit, t)
+        return True
 
     def reingest_transfer(self, *, name: str, aip_uuid: str, now: datetime) -> Unit:
         """The transfer/reingest endpoint: a full reingest that awaits approval."""

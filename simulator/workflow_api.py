@@ -157,6 +157,7 @@ class WorkflowApi:
         add("/api/ingest/waiting/?", GET=self.waiting)
         add("/api/ingest/completed/?", GET=self.completed_sips)
         add("/api/ingest/reingest/?", POST=self.reingest_sip)
+        add("/api/ingest/reingest/approve/?", POST=self.approve_reingest)
         add("/api/ingest/copy_metadata_files/", POST=self.copy_metadata_files)
         slash("/api/ingest/copy_metadata_files")
         for prefix in ("/api", "/api/filesystem"):
@@ -376,12 +377,18 @@ class WorkflowApi:
             return error('"name" and "uuid" are required.', 400)
         name, aip_uuid = fields
         try:
-            reingest_uuid = self.state.start_reingest(
-                aip_uuid=aip_uuid, name=name, reingest_type="OBJECTS", processing_config=None
-            )
+            unit = self.state.start_partial_reingest(name=name, aip_uuid=aip_uuid, now=now)
         except ValueError as exc:
             return error(str(exc), 400)
-        return json_response({"message": "Approval successful.", "reingest_uuid": reingest_uuid})
+        return json_response({"message": "Approval successful.", "reingest_uuid": unit.uuid})
+
+    def approve_reingest(self, request: Request, now: datetime) -> Response:
+        sip_uuid = str(self._fields(request).get("uuid") or "")
+        if not sip_uuid:
+            return error('"uuid" is required.', 400)
+        if not self.state.approve_partial_reingest(sip_uuid=sip_uuid, now=now):
+            return error("Unable to approve the partial reingest.", 400)
+        return json_response({"message": "Approval successful."})
 
     def waiting(self, request: Request, now: datetime) -> Response:
         t = self.state.seconds(now)
@@ -410,14 +417,18 @@ class WorkflowApi:
             self.state.get(sip_uuid, SIP)
         except UnknownUnit as exc:
             raise InputError(sip_uuid) from exc  # the real one crashes with an HTML 500
+        added = []
         for encoded in paths:
-            location, path = split_location_path(decode_base64(encoded))
+            decoded = decode_base64(encoded)
+            location, path = split_location_path(decoded)
             try:
                 self.sim.storage.resolve_transfer_source(location_uuid=location, relative_path=path)
             except LookupError:
                 return error(f"Location {location} is not associated with this pipeline", 500)
             except FileNotFoundError:
                 return error(f"{path} does not exist", 500)
+            added.append(decoded)
+        self.state.metadata_files.setdefault(sip_uuid.lower(), []).extend(added)
         return json_response({"error": False, "message": "Metadata files added successfully."}, 201)
 
     # -- administration ---------------------------------------------------

@@ -277,6 +277,10 @@ FAILED_TRANSFER: GroupJobs = (
 )
 FAILED_SIP: GroupJobs = ("Failed SIP", ("Email fail report", "Move to the failed directory"))
 REJECT_TRANSFER: GroupJobs = ("Reject transfer", ("Move to the rejected directory",))
+# A partial (objects or metadata-only) reingest started from the workflow side waits here
+# until `/api/ingest/reingest/approve` answers it.
+REINGEST_APPROVAL: GroupJobs = ("Reingest AIP", ("Approve AIP reingest",))
+REINGEST_APPROVAL_JOB = "Approve AIP reingest"
 
 # Jobs whose outcome the engine acts on.
 CREATE_SIPS_DECISION = "Create SIP(s)"
@@ -363,6 +367,16 @@ DECISION_POINTS: tuple[DecisionPoint, ...] = (
         (
             ("Approve transfer", "6953950b-c101-4f4c-a0c3-0cd0684afe5e"),
             ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Reingest AIP",
+        REINGEST_APPROVAL_JOB,
+        "9520386f-bb6d-4fb9-a6b6-5845ef39375f",
+        (
+            ("Approve AIP reingest", "260ef4ea-f87d-4acf-830d-d0de41e6d2af"),
+            ("Reject SIP", "a6ed697e-6189-4b4e-9f80-29209abc7937"),
         ),
         False,
     ),

@@ -14,7 +14,10 @@ from dashboard.clients.workflow import (
     ApprovalResult,
     Job,
     JobStatus,
+    LevelOfDescription,
+    PathMetadata,
     ProcessingConfiguration,
+    ReingestResult,
     StartTransferResult,
     TaskSummary,
     TransferType,
@@ -41,6 +44,8 @@ class FakeUnit:
     sip_uuid: str | None = None
     sent_to_backlog: bool = False
     awaiting_approval: bool = False
+    # A SIP waiting at "Approve AIP reingest".
+    awaiting_reingest_approval: bool = False
     pending: bool = False
     malformed: bool = False
 
@@ -55,6 +60,18 @@ class FakeWorkflowClient:
     started: int = 0
     # Processing configuration XML by name (unknown names answer 404 as the service does).
     configs: dict[str, str] = field(default_factory=dict)
+    levels: list[tuple[str, str]] = field(
+        default_factory=lambda: [
+            ("30000000-0000-4000-8000-000000000001", "Fonds"),
+            ("30000000-0000-4000-8000-000000000002", "Series"),
+        ]
+    )
+    # The access system's levels, which fetch_levels_of_description brings in.
+    access_system_levels: list[tuple[str, str]] = field(default_factory=list)
+    # Arranged paths the service knows, with their level's name.
+    path_levels: dict[str, str] = field(default_factory=dict)
+    # Locations copy_metadata_files refuses as not associated with the pipeline.
+    foreign_locations: set[str] = field(default_factory=set)
 
     def add(self, unit: FakeUnit) -> FakeUnit:
         self.units[unit.uuid] = unit
@@ -240,6 +257,77 @@ class FakeWorkflowClient:
             )
         reason = VALIDATORS[validator](csv_text)
         return ValidationResult(valid=reason is None, reason=reason)
+
+    def reingest_ingest(self, *, name: str, uuid: str) -> ReingestResult:
+        self._call("reingest_ingest", name, uuid)
+        unit = self.units.get(uuid)
+        if unit is None or unit.kind is not UnitKind.SIP:
+            # The real service cannot move an AIP that is not in its tmp area.
+            raise WorkflowResponseError(
+                "the service answered 500",
+                service="workflow",
+                status=500,
+                upstream_message=f"[Errno 2] No such file or directory: '/tmp/{name}'",
+            )
+        unit.status = UnitStatusValue.USER_INPUT
+        unit.awaiting_reingest_approval = True
+        return ReingestResult(reingest_uuid=uuid)
+
+    def approve_partial_reingest(self, uuid: str) -> str:
+        self._call("approve_partial_reingest", uuid)
+        unit = self.units.get(uuid)
+        if unit is None or not unit.awaiting_reingest_approval:
+            raise WorkflowResponseError(
+                "the service answered 400",
+                service="workflow",
+                status=400,
+                upstream_message="Unable to approve the partial reingest.",
+            )
+        unit.awaiting_reingest_approval = False
+        unit.status = UnitStatusValue.PROCESSING
+        return "Approval successful."
+
+    def copy_metadata_files(
+        self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str | bytes]]
+    ) -> str:
+        self._call("copy_metadata_files", sip_uuid, tuple(source_paths))
+        for location, _ in source_paths:
+            if location in self.foreign_locations:
+                raise WorkflowResponseError(
+                    "the service answered 500",
+                    service="workflow",
+                    status=500,
+                    upstream_message=f"Location {location} is not associated with this pipeline",
+                )
+        return "Metadata files added successfully."
+
+    def list_levels_of_description(self) -> tuple[LevelOfDescription, ...]:
+        self._call("list_levels_of_description")
+        return tuple(LevelOfDescription(uuid=u, name=n) for u, n in self.levels)
+
+    def fetch_levels_of_description(self) -> tuple[LevelOfDescription, ...]:
+        self._call("fetch_levels_of_description")
+        if not self.access_system_levels:
+            raise WorkflowResponseError(
+                "the service answered 500",
+                service="workflow",
+                status=500,
+                upstream_message="Unable to reach the access system.",
+            )
+        self.levels = list(self.access_system_levels)
+        return self.list_levels_of_description()
+
+    def get_path_metadata(self, path: str) -> PathMetadata:
+        self._call("get_path_metadata", path)
+        if path not in self.path_levels:
+            raise WorkflowNotFound("not found", service="workflow", status=404)
+        return PathMetadata(path=path, level_of_description=self.path_levels[path] or None)
+
+    def update_path_metadata(self, *, path: str, level_of_description: str) -> None:
+        self._call("update_path_metadata", path, level_of_description)
+        if path not in self.path_levels:
+            raise WorkflowNotFound("not found", service="workflow", status=404)
+        self.path_levels[path] = dict(self.levels).get(level_of_description, "")
 
     def hide_transfer(self, uuid: str) -> bool:
         self._call("hide_transfer", uuid)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -27,6 +28,8 @@ from dashboard import tasks
 from dashboard.forms.transfers import transfer_sources, validate_transfer_name
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.models import Unit
+from dashboard.selectors import units as unit_selectors
 from dashboard.services import actions, transfers
 
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -48,6 +51,22 @@ ActionOutputSerializer = inline_serializer(
         "transfer_uuid": serializers.UUIDField(allow_null=True, required=False),
     },
 )
+
+
+def action_responses(*, forbidden: str, not_found: str) -> dict[int, Any]:
+    """The schema's answers of an action endpoint (as `action_response` gives them)."""
+    return {
+        201: ActionOutputSerializer,
+        200: ActionOutputSerializer,
+        400: OpenApiResponse(description="Invalid input or no Idempotency-Key"),
+        403: OpenApiResponse(description=forbidden),
+        404: OpenApiResponse(description=not_found),
+        409: OpenApiResponse(description="Refused by the workflow service, in its words"),
+        422: OpenApiResponse(description="The Idempotency-Key was used for another request"),
+        502: OpenApiResponse(description="The workflow service was not reached"),
+    }
+
+
 # What each outcome answers over HTTP.
 OUTCOME_STATUS: dict[str, int] = {actions.Outcome.DONE: 201, actions.Outcome.REFUSED: 409}
 
@@ -71,7 +90,32 @@ def action_response(result: actions.ActionResult, **extra: Any) -> Response:
     return Response(body, status=status)
 
 
-def _raw_path(text: str) -> bytes:
+def unit_action(
+    request: Request,
+    uuid: Any,
+    permission: str,
+    needs: str,
+    run: Callable[[Unit, str], actions.ActionResult],
+) -> Response:
+    """The shared frame of a unit action over the API: role, key, unit, one audited run."""
+    if not request.user.has_perm(permission):
+        return Response({"detail": needs}, 403)
+    key = idempotency_key(request)
+    if key is None:
+        return Response(
+            {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+        )
+    unit = unit_selectors.unit_get(uuid=str(uuid))
+    if unit is None:
+        return Response({"detail": "This unit is not known to Lookout (or not yet)."}, 404)
+    try:
+        result = run(unit, key)
+    except actions.IdempotencyKeyReused:
+        return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+    return action_response(result)
+
+
+def raw_path(text: str) -> bytes:
     try:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -111,7 +155,7 @@ class StartTransferApi(APIView):
             return value
 
         def validate_paths(self, value: list[str]) -> list[bytes]:
-            return [_raw_path(text) for text in value]
+            return [raw_path(text) for text in value]
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
             slug = data.get("pipeline") or (pipeline_list()[0].slug if pipeline_list() else "")

@@ -586,10 +586,27 @@ class WorkflowClient(ApiClient):
         return tuple(self._parse_items(WaitingUnit.from_api, items, response.url))
 
     def reingest_ingest(self, *, name: str, uuid: str) -> ReingestResult:
+        """Start a partial or metadata-only reingest of an AIP the storage service placed in
+        the shared tmp area; its SIP then waits at "Approve AIP reingest"."""
         return self._reingest("/api/ingest/reingest/", name=name, uuid=uuid)
 
-    def copy_metadata_files(self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str]]) -> str:
-        """Add `(location_uuid, full_path)` files to a SIP; returns the service's message."""
+    def approve_partial_reingest(self, uuid: str) -> str:
+        """Answer the "Approve AIP reingest" decision of a SIP; returns the service's message.
+
+        The service answers 400 "Unable to approve the partial reingest." when the SIP
+        does not wait there: a `WorkflowResponseError` carrying those words.
+        """
+        payload, response = self._post_form(
+            "/api/ingest/reingest/approve/", {"uuid": _unit_uuid(uuid)}
+        )
+        return self._parse(lambda data: read_str(data, "message"), payload, response, "POST")
+
+    def copy_metadata_files(
+        self, *, sip_uuid: str, source_paths: Sequence[tuple[str, str | bytes]]
+    ) -> str:
+        """Add `(location_uuid, path)` files to a SIP; returns the service's message.
+
+        A bytes path goes as is (names need not be UTF-8)."""
         if not source_paths:
             raise ValueError("copy_metadata_files needs at least one source path")
         fields = [("sip_uuid", _unit_uuid(sip_uuid))]

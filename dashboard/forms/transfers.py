@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 
 from dashboard.forms.storage import BrowsePathForm, encode_browse_path
-from dashboard.forms.units import ConfirmActionForm, choice_field
+from dashboard.forms.units import ConfirmActionForm, OpenMultipleField, choice_field
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.selectors import storage as storage_selectors
@@ -76,13 +76,8 @@ class SourceForm(forms.Form):
         self.fields["pipeline"].initial = pipeline_list()[0].slug if pipeline_list() else ""
 
 
-class PicksField(forms.MultipleChoiceField):
+class PicksField(OpenMultipleField):
     """The chosen folders, as encoded browse paths; decoded to raw bytes."""
-
-    widget = forms.MultipleHiddenInput
-
-    def valid_value(self, value: str) -> bool:
-        return True
 
     def clean(self, value: Any) -> list[bytes]:
         texts = super().clean(value)

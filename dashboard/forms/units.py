@@ -64,3 +64,66 @@ class ConfirmActionForm(forms.Form):
         regex=r"^[A-Za-z0-9_-]{16,64}$", widget=forms.HiddenInput, required=True
     )
     next = forms.CharField(widget=forms.HiddenInput, required=False, max_length=500)
+
+
+class OpenMultipleField(forms.MultipleChoiceField):
+    """Several values carried in hidden inputs, with no fixed choices: `clean` checks them."""
+
+    widget = forms.MultipleHiddenInput
+
+    def valid_value(self, value: str) -> bool:
+        return True
+
+
+class UuidsField(OpenMultipleField):
+    """Unit UUIDs, from ticked boxes or hidden inputs; any number, each a UUID."""
+
+    def clean(self, value: Any) -> list[str]:
+        texts = super().clean(value)
+        field = forms.UUIDField()
+        return list(dict.fromkeys(str(field.clean(text)) for text in texts))
+
+
+class BulkHideChoiceForm(forms.Form):
+    """What to hide: the ticked units, or every failed unit older than some days."""
+
+    units = UuidsField(required=False)
+    failed_older_than = forms.IntegerField(
+        label="Failed more than this many days ago", required=False, min_value=1, max_value=3650
+    )
+    pipeline = forms.CharField(required=False, max_length=40)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("units") and not data.get("failed_older_than"):
+            raise forms.ValidationError(
+                "Tick the finished units to hide, or give a number of days for failed units."
+            )
+        return data
+
+
+class BulkHideConfirmForm(ConfirmActionForm):
+    units = UuidsField(error_messages={"required": "No unit to hide."})
+    criterion = forms.CharField(widget=forms.HiddenInput, required=False, max_length=200)
+
+
+class UndoHideForm(ConfirmActionForm):
+    """The undo button of a bulk hide's notice."""
+
+
+class PartialReingestForm(ConfirmActionForm):
+    """Starting a partial reingest: the AIP's directory name in the shared tmp area."""
+
+    name = forms.CharField(
+        label="AIP name",
+        max_length=255,
+        strip=True,
+        help_text="The AIP's directory in the workflow service's shared tmp area, where the "
+        "storage service extracts it for a reingest (usually <name>-<UUID>).",
+    )
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"]
+        if "/" in name or name in {".", ".."}:
+            raise forms.ValidationError("A directory name, without any slash.")
+        return name

@@ -51,3 +51,26 @@ def processing_config_key(pipeline: str, name: str) -> str:
 
 def processing_config_request_key(pipeline: str, name: str) -> str:
     return f"workflow:processing-config-requested:{pipeline}:{name}"
+
+
+# Levels of description and the level of each arranged path looked at: the workflow
+# service's, fetched by a task when a page asks, kept here with the fetch time.
+LEVELS_TTL = 24 * 3600
+LEVELS_REQUEST_TTL = 120
+
+
+def levels_key(pipeline: str) -> str:
+    return f"workflow:levels:{pipeline}"
+
+
+def levels_request_key(pipeline: str) -> str:
+    return f"workflow:levels-requested:{pipeline}"
+
+
+def path_metadata_key(pipeline: str, path: str) -> str:
+    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"workflow:path-metadata:{pipeline}:{digest}"
+
+
+def path_metadata_request_key(pipeline: str, path: str) -> str:
+    return path_metadata_key(pipeline, path).replace(":path-metadata:", ":path-metadata-requested:")

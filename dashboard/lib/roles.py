@@ -26,6 +26,9 @@ OPERATOR_PERMISSIONS = (
     "dashboard.request_package_deletion",
     "dashboard.reingest_package",
     "dashboard.validate_csv",
+    "dashboard.approve_reingest",
+    "dashboard.add_metadata_files",
+    "dashboard.set_path_metadata",
     "dashboard.view_audit",
     "dashboard.silence_alerts",
 )
@@ -33,6 +36,8 @@ ADMIN_PERMISSIONS = (
     *OPERATOR_PERMISSIONS,
     "dashboard.manage_wall_links",
     "dashboard.manage_alerts",
+    # Replaces the pipeline's levels of description from the access system.
+    "dashboard.fetch_levels",
     "auth.view_user",
     "auth.add_user",
     "auth.change_user",

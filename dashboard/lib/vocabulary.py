@@ -68,6 +68,8 @@ def unit_kind_label(kind: str | None) -> str:
 
 # The decision Lookout names for a transfer it found in the unapproved list.
 APPROVE_TRANSFER = "Approve transfer"
+# The decision a partial reingest started from the workflow side waits at; the API answers it.
+APPROVE_AIP_REINGEST = "Approve AIP reingest"
 
 
 def decision_label(decision: str | None, microservice: str | None = "") -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.lib import vocabulary
 from dashboard.lib.decision_points import decision_points_for
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import Unit
@@ -55,6 +56,8 @@ def pending_decisions(unit: Unit) -> list[PendingDecision]:
         approval = unit.awaiting_approval and (
             point is None or point.group == "Approve transfer" or job == "Approve transfer"
         )
+        # The API answers this one too (Lookout's Approve reingest button).
+        approval = approval or job == vocabulary.APPROVE_AIP_REINGEST
         if point is None:
             choices: tuple[str, ...] = ()
         elif point.kind == LOCATION_CHOICE:
@@ -71,3 +74,11 @@ def pending_decisions(unit: Unit) -> list[PendingDecision]:
             )
         )
     return decisions
+
+
+def awaits_reingest_approval(unit: Unit) -> bool:
+    """A SIP waiting at "Approve AIP reingest", which the API can answer."""
+    if not unit.awaiting_decision:
+        return False
+    jobs = (job.strip() for job in (unit.decision or unit.microservice).split(" / "))
+    return vocabulary.APPROVE_AIP_REINGEST in jobs

@@ -281,7 +281,7 @@ def action_queued_finish(
 # --- workflow-service actions --------------------------------------------------------
 
 
-def _workflow_client(pipeline_slug: str) -> WorkflowClient:
+def workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
         raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
@@ -290,6 +290,34 @@ def _workflow_client(pipeline_slug: str) -> WorkflowClient:
 
 def unit_label(unit: Unit) -> str:
     return unit.name or unit.directory or unit.uuid
+
+
+def unit_action_perform(
+    *,
+    user: User | AnonymousUser,
+    unit: Unit,
+    permission: str,
+    action: str,
+    idempotency_key: str,
+    call: Callable[[], UpstreamAnswer],
+    after_success: Callable[[], None] | None = None,
+    parameters: dict[str, Any] | None = None,
+    target_kind: str = "",
+) -> ActionResult:
+    """`action_perform` on one unit: the unit names the target, its label and pipeline."""
+    return action_perform(
+        user=user,
+        permission=permission,
+        action=action,
+        idempotency_key=idempotency_key,
+        target_kind=target_kind or unit.kind or "unit",
+        target=unit.uuid,
+        target_label=unit_label(unit),
+        pipeline=unit.pipeline,
+        parameters=parameters,
+        call=call,
+        after_success=after_success,
+    )
 
 
 def transfer_approve(
@@ -305,21 +333,19 @@ def transfer_approve(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.awaiting_approval:
             raise ActionNotPossible("This transfer is no longer waiting for approval.")
-        client = _workflow_client(current.pipeline)
+        client = workflow_client(current.pipeline)
         result = client.approve_transfer(
             directory=current.directory, transfer_type=current.transfer_type or "standard"
         )
         return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=APPROVE_PERMISSION,
         action="transfer_approve",
         idempotency_key=idempotency_key,
         target_kind="transfer",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
         call=call,
         after_success=after_success,
@@ -339,7 +365,7 @@ def unit_hide(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.finished:
             raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
-        client = _workflow_client(current.pipeline)
+        client = workflow_client(current.pipeline)
         if current.kind == "sip":
             removed = client.hide_ingest(current.uuid)
         else:
@@ -356,15 +382,12 @@ def unit_hide(
         )
         return UpstreamAnswer("The workflow service hid it.")
 
-    return action_perform(
+    return unit_action_perform(
         user=user,
+        unit=unit,
         permission=HIDE_PERMISSION,
         action="unit_hide",
         idempotency_key=idempotency_key,
-        target_kind=unit.kind or "unit",
-        target=unit.uuid,
-        target_label=unit_label(unit),
-        pipeline=unit.pipeline,
         call=call,
         after_success=after_success,
     )

@@ -110,6 +110,14 @@ def unit_register(*, pipeline: str, uuid: str, kind: str = "", name: str = "") -
         Unit.objects.filter(pk=unit.pk).update(next_poll_at=now)
 
 
+def unit_reopen(*, pipeline: str, uuid: str) -> None:
+    """A finished unit the service runs again (a reingest keeps the AIP's UUID): poll it
+    from the next cycle, as the discovery lists will not say it is running."""
+    Unit.objects.filter(pipeline=pipeline, uuid=uuid).update(
+        status=UNKNOWN, awaiting_sip_uuid=False, next_poll_at=timezone.now()
+    )
+
+
 # --- workflow poll ------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from dashboard.views import api_docs, api_tokens, health, metrics
+from dashboard.views import api_docs, api_tokens, health, levels, metrics
 from dashboard.views import csv_validation as csv_views
 from dashboard.views import processing_configs as processing_config_views
 
@@ -37,5 +37,8 @@ urlpatterns = [
         "pipelines/<slug:slug>/processing-configurations/",
         include("dashboard.urls.processing_configs"),
     ),
+    path("pipelines/<slug:slug>/levels/", levels.levels_page, name="levels"),
+    path("pipelines/<slug:slug>/levels/fetch/", levels.levels_fetch, name="levels-fetch"),
+    path("pipelines/<slug:slug>/levels/path/", levels.path_level_set, name="path-level-set"),
     path("", include("dashboard.urls.units")),
 ]

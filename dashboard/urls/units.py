@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import analytics, search, units
+from dashboard.views import analytics, bulk_hide, metadata_files, search, units
 
 overview_urls = [
     path("", units.home, name="home"),
@@ -12,10 +12,32 @@ overview_urls = [
 
 unit_urls = [
     path("units/", units.unit_list, name="unit-list"),
+    path("units/hide/confirm/", bulk_hide.units_hide_confirm, name="units-hide-confirm"),
+    path("units/hide/", bulk_hide.units_hide, name="units-hide"),
+    path("units/hide/<int:entry_id>/undo/", bulk_hide.units_hide_undo, name="units-hide-undo"),
     path("units/<uuid:uuid>/", units.unit_detail, name="unit-detail"),
     path("units/<uuid:uuid>/jobs/<uuid:job_uuid>/", units.job_detail, name="job-detail"),
     path("units/<uuid:uuid>/hide/confirm/", units.unit_hide_confirm, name="unit-hide-confirm"),
     path("units/<uuid:uuid>/hide/", units.unit_hide, name="unit-hide"),
+    path(
+        "units/<uuid:uuid>/reingest/confirm/",
+        units.reingest_start_confirm,
+        name="reingest-start-confirm",
+    ),
+    path("units/<uuid:uuid>/reingest/", units.reingest_start, name="reingest-start"),
+    path("units/<uuid:uuid>/metadata-files/", metadata_files.browse, name="metadata-files"),
+    path(
+        "units/<uuid:uuid>/metadata-files/confirm/",
+        metadata_files.confirm,
+        name="metadata-files-confirm",
+    ),
+    path("units/<uuid:uuid>/metadata-files/add/", metadata_files.add, name="metadata-files-add"),
+    path(
+        "units/<uuid:uuid>/reingest/approve/confirm/",
+        units.reingest_approve_confirm,
+        name="reingest-approve-confirm",
+    ),
+    path("units/<uuid:uuid>/reingest/approve/", units.reingest_approve, name="reingest-approve"),
 ]
 
 waiting_urls = [

@@ -36,7 +36,7 @@ from dashboard.lib.pipelines import pipeline_list
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import actions, transfers
 from dashboard.views.feedback import action_report
-from dashboard.views.storage import LISTING_LIVE_TRIGGER
+from dashboard.views.location_picker import picker_context
 from dashboard.views.units import forbidden, role_required
 
 NEEDS = "Starting transfers needs the operator or admin role."
@@ -91,13 +91,6 @@ def browse(request: HtmxHttpRequest) -> HttpResponse:
     pipeline, location_uuid = source.cleaned_data["pipeline"], source.cleaned_data["location"]
     location = storage_selectors.location_get(uuid=location_uuid)
     assert location is not None  # the form offered only known locations
-    error = ""
-    path = b""
-    if request.GET.get("path"):
-        try:
-            path = decode_pick(request.GET["path"])
-        except Exception as exc:  # noqa: BLE001 - a ValidationError, in words for the page
-            error = "; ".join(getattr(exc, "messages", [str(exc)]))
     base = {"pipeline": pipeline, "location": location_uuid, "key": key}
     here = reverse("dashboard:transfer-start-browse")
 
@@ -105,45 +98,17 @@ def browse(request: HtmxHttpRequest) -> HttpResponse:
         query = {**base, **({"path": encode_browse_path(raw)} if raw else {})}
         return f"{here}?{urlencode(query)}"
 
-    listing = (
-        None
-        if error
-        else storage_selectors.location_listing_get(location_uuid=location_uuid, path=path)
-    )
-    queued = False
-    if not error and (listing is None or listing.stale):
-        queued = tasks.location_listing_enqueue(location_uuid, path)
-    rows = []
-    if listing is not None and listing.entries is not None:
-        rows = [
-            (row, encode_browse_path(row.raw_path), url(row.raw_path))
-            for row in storage_selectors.browse_rows(entries=listing.entries, path=path)
-            if row.is_directory
-        ]
+    picker = picker_context(location=location, path_text=request.GET.get("path", ""), url=url)
     context = _context(
-        location=location,
         pipeline=pipeline,
         key=key,
-        path=path,
-        path_encoded=encode_browse_path(path) if path else "",
-        browse_url=url(path),
-        listing=listing,
-        waiting=not error and (listing is None or listing.refreshing or queued),
-        live_trigger=LISTING_LIVE_TRIGGER,
-        rows=rows,
-        crumbs=[
-            (crumb, url(crumb.raw_path))
-            for crumb in storage_selectors.browse_breadcrumbs(
-                location_label=location.label, path=path
-            )
-        ],
-        error=error or (listing.error if listing is not None else ""),
         details_url=reverse("dashboard:transfer-start-details"),
+        **picker,
     )
     name = "dashboard/transfers/browse.html"
     if request.htmx:
         name += "#pick-listing"
-    return render(request, name, context, status=400 if error else 200)
+    return render(request, name, context, status=400 if picker["bad_path"] else 200)
 
 
 def _summary(

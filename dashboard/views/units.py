@@ -12,6 +12,7 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
@@ -26,15 +27,22 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import tasks
 from dashboard.forms.audit import AuditFilterForm
-from dashboard.forms.units import ConfirmActionForm, TaskFilterForm, UnitFilterForm
+from dashboard.forms.units import (
+    ConfirmActionForm,
+    PartialReingestForm,
+    TaskFilterForm,
+    UnitFilterForm,
+)
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
 from dashboard.selectors import alerts as alert_selectors
 from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.bulk_hide import pending_hides
+from dashboard.selectors.decisions import awaits_reingest_approval
 from dashboard.selectors.summary import summary_get
-from dashboard.services import actions
+from dashboard.services import actions, metadata_files, workflow_reingest
 from dashboard.views.feedback import action_report
 
 UNITS_PER_PAGE = 50
@@ -143,6 +151,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
         units = failures.failed_at_job(units, failed_job)
     failed_only = filters.get("status") == "FAILED" or bool(failed_job)
     page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
+    can_hide = request.user.has_perm(actions.HIDE_PERMISSION)
     return _render_live(
         request,
         "dashboard/unit_list.html",
@@ -160,6 +169,13 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
                 if failed_only and not failed_job
                 else []
             ),
+            "can_hide": can_hide,
+            # Each bulk hide in its undo window, with a one-time key for its Undo button.
+            "pending_hides": [
+                (pending, actions.idempotency_key_new())
+                for pending in (pending_hides() if can_hide else [])
+            ],
+            "undo_seconds": settings.LOOKOUT_HIDE_UNDO_SECONDS,
         },
     )
 
@@ -178,6 +194,7 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         and not detail.unit.hidden
         and request.user.has_perm(actions.HIDE_PERMISSION)
     )
+    may_reingest = request.user.has_perm(workflow_reingest.REINGEST_PERMISSION)
     failed_tasks = None
     if detail.failed_job is not None:
         failed_tasks = Paginator(
@@ -192,6 +209,11 @@ def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
             "detail": detail,
             "unit": detail.unit,
             "can_hide": can_hide,
+            "can_approve_reingest": may_reingest and awaits_reingest_approval(detail.unit),
+            "can_start_reingest": may_reingest
+            and workflow_reingest.reingest_startable(detail.unit),
+            "can_add_metadata": request.user.has_perm(metadata_files.METADATA_PERMISSION)
+            and metadata_files.metadata_files_addable(detail.unit),
             "failed_tasks": failed_tasks,
             "failing_task_count": (
                 failures.failing_task_count(detail.failed_job) if detail.failed_job else 0
@@ -247,6 +269,7 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
                 request.GET.get("page")
             ),
             "can_approve": request.user.has_perm(actions.APPROVE_PERMISSION),
+            "can_approve_reingest": request.user.has_perm(workflow_reingest.REINGEST_PERMISSION),
         },
     )
 
@@ -449,3 +472,130 @@ def unit_hide(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
         confirm=_hide_confirm,
         default_next=lambda unit: reverse("dashboard:unit-detail", args=[unit.uuid]),
     )
+
+
+# --- partial reingest from the workflow side ---------------------------------------------
+
+REINGEST_NEEDS = "Reingesting needs the operator or admin role."
+
+
+def _reingest_approve_confirm(
+    request: HtmxHttpRequest, unit: Unit, status: int = 200
+) -> HttpResponse:
+    return _confirm(
+        request,
+        unit=unit,
+        title="Approve partial reingest",
+        question=(
+            "Approve this partial reingest? The workflow service goes on with the SIP's "
+            "ingest and stores the AIP again."
+        ),
+        button="Approve reingest",
+        action_url=reverse("dashboard:reingest-approve", args=[unit.uuid]),
+        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
+        status=status,
+    )
+
+
+@role_required
+@require_GET
+def reingest_approve_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
+        return forbidden(request, REINGEST_NEEDS)
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    if not awaits_reingest_approval(unit):
+        messages.info(
+            request, "This SIP is not waiting for a partial reingest approval (any more)."
+        )
+        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
+    return _reingest_approve_confirm(request, unit)
+
+
+@role_required
+@require_POST
+def reingest_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    return _perform(
+        request,
+        uuid=uuid,
+        permission=workflow_reingest.REINGEST_PERMISSION,
+        service=workflow_reingest.partial_reingest_approve,
+        done_text="Reingest approved",
+        confirm=_reingest_approve_confirm,
+        default_next=lambda unit: reverse("dashboard:unit-detail", args=[unit.uuid]),
+    )
+
+
+def _reingest_start_confirm(
+    request: HtmxHttpRequest,
+    unit: Unit,
+    status: int = 200,
+    form: PartialReingestForm | None = None,
+) -> HttpResponse:
+    return _confirm(
+        request,
+        unit=unit,
+        title="Partial reingest",
+        question=(
+            "Start a partial reingest of this SIP's AIP? The workflow service takes the AIP "
+            "from its shared tmp area (the storage service puts it there when a reingest is "
+            "requested on its side), and the SIP waits for the reingest to be approved."
+        ),
+        button="Start partial reingest",
+        action_url=reverse("dashboard:reingest-start", args=[unit.uuid]),
+        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
+        form=form
+        or PartialReingestForm(
+            initial={
+                "idempotency_key": actions.idempotency_key_new(),
+                "name": workflow_reingest.default_reingest_name(unit),
+            }
+        ),
+        status=status,
+    )
+
+
+@role_required
+@require_GET
+def reingest_start_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
+        return forbidden(request, REINGEST_NEEDS)
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    if not workflow_reingest.reingest_startable(unit):
+        messages.info(request, "Only a completed SIP can be reingested from here.")
+        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
+    return _reingest_start_confirm(request, unit)
+
+
+@role_required
+@require_POST
+def reingest_start(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
+        return forbidden(request, REINGEST_NEEDS)
+    unit = _unit_or_404(request, uuid)
+    if isinstance(unit, HttpResponse):
+        return unit
+    form = PartialReingestForm(request.POST)
+    if not form.is_valid():
+        # What was typed stays; a damaged token is replaced by a fresh one.
+        data = request.POST.copy()
+        data["idempotency_key"] = actions.idempotency_key_new()
+        return _reingest_start_confirm(request, unit, status=400, form=PartialReingestForm(data))
+    try:
+        result = workflow_reingest.partial_reingest_start(
+            user=request.user,
+            unit=unit,
+            name=form.cleaned_data["name"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+            after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
+        )
+    except actions.IdempotencyKeyReused:
+        messages.error(
+            request, "That confirmation belongs to another action; please confirm again."
+        )
+        return _reingest_start_confirm(request, unit, status=400)
+    action_report(request, result, "Reingest started")
+    return redirect("dashboard:unit-detail", unit.uuid)

@@ -86,3 +86,18 @@ def csp_violations(page) -> list[str]:
         ),
     )
     return found
+
+
+def point_at_simulator(settings, sim, *, name: str = "Simulated pipeline", **extra: object) -> None:
+    """One pipeline, and the storage service, on a running `SimulatorProcess`."""
+    settings.LOOKOUT_PIPELINES = [
+        {
+            "slug": "default",
+            "name": name,
+            "url": sim.workflow_url,
+            "user": sim.user,
+            "key": sim.key,
+            **extra,
+        }
+    ]
+    settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}

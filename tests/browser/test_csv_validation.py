@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from dashboard.models import AuditEntry
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import point_at_simulator, screenshot
 from tests.browser.test_storage_pages import log_in
 from tests.support.simulator_process import SimulatorProcess
 
@@ -19,15 +19,7 @@ NAME = "droits “1962”.csv"
 def lookout(settings, live_server) -> Iterator[str]:
     settings.LOOKOUT_CSV_MAX_BYTES = 2048
     with SimulatorProcess(units=1, seed=3, speed=0) as sim:
-        settings.LOOKOUT_PIPELINES = [
-            {
-                "slug": "default",
-                "name": "Sim",
-                "url": sim.workflow_url,
-                "user": sim.user,
-                "key": sim.key,
-            }
-        ]
+        point_at_simulator(settings, sim, name="Sim")
         yield live_server.url
 
 

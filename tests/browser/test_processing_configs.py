@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from dashboard import tasks
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import point_at_simulator, screenshot
 from tests.browser.test_storage_pages import log_in
 from tests.support.simulator_process import SimulatorProcess
 
@@ -44,16 +44,7 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
     worker = ConfigWorker()
     monkeypatch.setattr(tasks.fetch_processing_config, "delay", worker.delay)
     with SimulatorProcess(units=2, seed=3, speed=0) as sim:
-        settings.LOOKOUT_PIPELINES = [
-            {
-                "slug": "default",
-                "name": "Simulated pipeline",
-                "url": sim.workflow_url,
-                "user": sim.user,
-                "key": sim.key,
-                "processing_configs": ["default", "automated", "nightly"],
-            }
-        ]
+        point_at_simulator(settings, sim, processing_configs=["default", "automated", "nightly"])
         try:
             yield live_server.url
         finally:

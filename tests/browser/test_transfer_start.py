@@ -14,7 +14,7 @@ import pytest
 from dashboard import tasks
 from dashboard.models import AuditEntry, Unit
 from dashboard.services import storage as storage_services
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import point_at_simulator, screenshot
 from tests.browser.test_storage_pages import ListingWorker
 from tests.browser.test_unit_pages import SPEED, Poller
 from tests.support.simulator_process import SimulatorProcess
@@ -30,16 +30,7 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
     worker = ListingWorker()
     monkeypatch.setattr(tasks.fetch_location_listing, "delay", worker.delay)
     with SimulatorProcess(speed=SPEED, units=5, packages=10, seed=23) as sim:
-        settings.LOOKOUT_PIPELINES = [
-            {
-                "slug": "default",
-                "name": "Simulated pipeline",
-                "url": sim.workflow_url,
-                "user": sim.user,
-                "key": sim.key,
-            }
-        ]
-        settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
+        point_at_simulator(settings, sim)
         assert storage_services.storage_poll().ok
         poller = Poller()
         poller.start()

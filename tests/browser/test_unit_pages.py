@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import connection
@@ -18,7 +18,7 @@ from dashboard.clients.workflow import get_workflow_client
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import units as unit_services
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import point_at_simulator, screenshot
 from tests.support.simulator_process import SimulatorProcess
 from tests.support.users import PASSWORD, make_user
 
@@ -56,23 +56,21 @@ class Poller(threading.Thread):
         self.join(timeout=10)
 
 
-@pytest.fixture
-def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
+def polled_lookout(
+    settings,
+    live_server,
+    monkeypatch,
+    poller: Poller | None = None,
+    before: Callable[[], object] | None = None,
+) -> Iterator[str]:
     """Lookout on a live server, pointed at a running simulator, with polling going on."""
     # The poller thread already polls; no broker in these tests.
     monkeypatch.setattr("dashboard.tasks.poll_pipeline_enqueue", lambda pipeline: None)
     with SimulatorProcess(speed=SPEED, units=30, packages=10, seed=11) as sim:
-        settings.LOOKOUT_PIPELINES = [
-            {
-                "slug": "default",
-                "name": "Simulated pipeline",
-                "url": sim.workflow_url,
-                "user": sim.user,
-                "key": sim.key,
-            }
-        ]
-        settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
-        poller = Poller()
+        point_at_simulator(settings, sim)
+        if before is not None:
+            before()  # before the poller thread, which would hold the database
+        poller = poller or Poller()
         poller.start()
         try:
             assert poller.first_cycle.wait(timeout=20), "the first poll did not finish"
@@ -81,8 +79,13 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
             poller.stop()
 
 
-def log_in(page, base_url: str, username: str) -> None:
-    make_user(username, "operator")
+@pytest.fixture
+def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
+    yield from polled_lookout(settings, live_server, monkeypatch)
+
+
+def log_in(page, base_url: str, username: str, role: str = "operator") -> None:
+    make_user(username, role)
     page.goto(f"{base_url}/accounts/login/")
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill(PASSWORD)

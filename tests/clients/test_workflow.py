@@ -393,6 +393,28 @@ def test_reingest_accepts_the_storage_style_receipt(mocked, workflow):
     assert dict(form_fields(mocked.calls[0])) == {"name": "aip-1", "uuid": SIP}
 
 
+def test_approving_a_partial_reingest_posts_the_uuid_and_returns_the_message(mocked, workflow):
+    mocked.post(
+        f"{WORKFLOW_URL}/api/ingest/reingest/approve/", json={"message": "Approval successful."}
+    )
+
+    assert workflow.approve_partial_reingest(SIP) == "Approval successful."
+    assert dict(form_fields(mocked.calls[0])) == {"uuid": SIP}
+
+
+def test_a_refused_partial_reingest_approval_keeps_the_services_words(mocked, workflow):
+    mocked.post(
+        f"{WORKFLOW_URL}/api/ingest/reingest/approve/",
+        status=400,
+        json={"error": True, "message": "Unable to approve the partial reingest."},
+    )
+
+    with pytest.raises(WorkflowResponseError) as caught:
+        workflow.approve_partial_reingest(SIP)
+
+    assert caught.value.upstream_message == "Unable to approve the partial reingest."
+
+
 def test_copy_metadata_files_returns_the_message_of_a_201(mocked, workflow):
     mocked.post(
         f"{WORKFLOW_URL}/api/ingest/copy_metadata_files/",

@@ -455,3 +455,30 @@ def test_copy_metadata_files_from_a_foreign_location_is_a_500(sim: SimulatorProc
         "error": True,
         "message": f"Location {UNKNOWN} is not associated with this pipeline",
     }
+
+
+def test_a_partial_reingest_waits_for_its_approval_then_runs(sim: SimulatorProcess) -> None:
+    aip_uuid = str(uuid.uuid4())
+    early = call(sim, "POST", "/api/ingest/reingest/approve", data={"uuid": aip_uuid})
+    started = call(sim, "POST", "/api/ingest/reingest", data={"name": "Minutes", "uuid": aip_uuid})
+
+    sim.control("advance", {"seconds": 5})
+    waiting = [
+        entry
+        for entry in call(sim, "GET", "/api/ingest/waiting").json()["results"]
+        if entry["sip_uuid"] == aip_uuid
+    ]
+    status = call(sim, "GET", f"/api/ingest/status/{aip_uuid}/").json()["status"]
+    approved = call(sim, "POST", "/api/ingest/reingest/approve/", data={"uuid": aip_uuid})
+    again = call(sim, "POST", "/api/ingest/reingest/approve/", data={"uuid": aip_uuid})
+    missing = call(sim, "POST", "/api/ingest/reingest/approve/", data={})
+
+    assert early.status_code == 400
+    assert early.json() == {"error": True, "message": "Unable to approve the partial reingest."}
+    assert started.json()["reingest_uuid"] == aip_uuid
+    assert waiting and waiting[0]["microservice"] == "Approve AIP reingest"
+    assert status == "USER_INPUT"
+    assert approved.status_code == 200
+    assert approved.json() == {"message": "Approval successful."}
+    assert again.status_code == 400
+    assert missing.json() == {"error": True, "message": '"uuid" is required.'}
