@@ -31,7 +31,7 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
-from dashboard.lib import vocabulary
+from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import (
@@ -481,6 +481,7 @@ def _store(
             _update_each(changed, fields)
         if gone:
             Unit.objects.filter(pk__in=[unit.pk for unit in gone]).delete()
+        page_cache.bump()
 
 
 def _refresh(
@@ -739,6 +740,7 @@ def jobs_refresh(
             seen_finishing=False,
             **_times_from_jobs(unit, list(result), pipeline.time_zone),
         )
+        page_cache.bump()
         analytics.unit_jobs_record(unit=unit, jobs=plain(result), time_zone=pipeline.time_zone)
     return PollSummary(
         service=service,
