@@ -825,3 +825,24 @@ class UnitTally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of {self.unit_id}"
+
+
+class UnitStatusCount(models.Model):
+    """Visible units per pipeline and status, for the summary's counts.
+
+    Kept by triggers on the unit table (migration 0013) in the same transaction as every
+    insert, delete and change of status, pipeline or `hidden`, whichever code path writes
+    it (the ORM, bulk writes, raw SQL): the counts cost a few rows however long the
+    history, and are never out of step with the units."""
+
+    pipeline = models.CharField(max_length=40)
+    status = models.CharField(max_length=20)
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "status"], name="unitstatuscount_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pipeline} {self.status}: {self.count}"
