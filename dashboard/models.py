@@ -36,6 +36,15 @@ UNKNOWN = "UNKNOWN"
 
 
 VISIBLE = models.Q(hidden=False)
+# The units a poll cycle may change: unfinished, waiting, or still to be detailed. The
+# cycle's query and the partial index `unit_working_set` use this same expression (the
+# statuses in a fixed order), so that SQLite too can prove the index covers the query.
+WORKING_SET = (
+    ~models.Q(status__in=sorted(FINAL_STATUSES))
+    | models.Q(awaiting_sip_uuid=True)
+    | models.Q(needs_details=True)
+    | models.Q(awaiting_decision=True)
+)
 
 
 class TimesFrom(models.TextChoices):
@@ -110,6 +119,8 @@ class Unit(models.Model):
         # units there are.
         indexes = [
             models.Index(fields=["uuid"], name="unit_uuid"),
+            # The poll cycle's working set, read without visiting the finished history.
+            models.Index(fields=["pipeline"], name="unit_working_set", condition=WORKING_SET),
             models.Index(fields=["-updated_at"], name="unit_recent", condition=VISIBLE),
             models.Index(
                 fields=["status", "-updated_at"], name="unit_status_recent", condition=VISIBLE

@@ -347,13 +347,20 @@ def _working_set(pipeline: str) -> dict[str, Unit]:
     hundred thousand of them in history as with none. (`_named_units` adds the finished
     ones a waiting list names.)
     """
-    rows = Unit.objects.filter(pipeline=pipeline).filter(
-        ~Q(status__in=FINAL_STATUSES)
-        | Q(awaiting_sip_uuid=True)
-        | Q(needs_details=True)
-        | Q(awaiting_decision=True)
+    rows = Unit.objects.raw(
+        f'SELECT * FROM "dashboard_unit" WHERE "pipeline" = %s AND ({_WORKING_SET_SQL})',
+        [pipeline],
     )
     return {unit.uuid: unit for unit in rows}
+
+
+# `models.WORKING_SET` as the partial index `unit_working_set` has it. SQLite reads a
+# partial index only for a query that repeats the index's condition word for word, with
+# literals where the index has them: the ORM's bound parameters would make it read every
+# finished unit of the pipeline instead (60 ms a cycle at 100,000).
+_WORKING_SET_SQL = (
+    'NOT ("status" IN ({})) OR "awaiting_sip_uuid" OR "needs_details" OR "awaiting_decision"'
+).format(", ".join(f"'{status}'" for status in sorted(FINAL_STATUSES)))
 
 
 def _named_units(pipeline: str, units: dict[str, Unit], found: _Discovery) -> dict[str, Unit]:
