@@ -184,6 +184,9 @@ def seed(units: int, history: int) -> None:
     )
     for service in (f"workflow:{slug}", "storage"):
         ServicePoll.objects.create(service=service, last_attempt_at=now, last_success_at=now)
+    from dashboard.services.units import unit_status_counts_fold
+
+    unit_status_counts_fold()  # as the poller does after each cycle
     from django.db import connection
 
     if connection.vendor == "postgresql":

@@ -839,21 +839,22 @@ class UnitTally(models.Model):
 
 
 class UnitStatusCount(models.Model):
-    """Visible units per pipeline and status, for the summary's counts.
+    """Visible units per pipeline and status, for the summary's counts: the sum of
+    `count` over a pipeline's and status's rows.
 
-    Kept by triggers on the unit table (migration 0013) in the same transaction as every
-    insert, delete and change of status, pipeline or `hidden`, whichever code path writes
-    it (the ORM, bulk writes, raw SQL): the counts cost a few rows however long the
-    history, and are never out of step with the units."""
+    Written by triggers on the unit table (migration 0013) in the same transaction as
+    every insert, delete and change of status, pipeline or `hidden`, whichever code path
+    writes it (the ORM, bulk writes, raw SQL): a row of +1 for the new state and one of
+    -1 for the old. The poller folds them into one row per pipeline and status after
+    each cycle (`unit_status_counts_fold`), so the counts cost a few rows however long
+    the history, and are never out of step with the units."""
 
     pipeline = models.CharField(max_length=40)
     status = models.CharField(max_length=20)
     count = models.BigIntegerField(default=0)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["pipeline", "status"], name="unitstatuscount_key")
-        ]
+        indexes = [models.Index(fields=["pipeline", "status"], name="unitstatuscount_key")]
 
     def __str__(self) -> str:
         return f"{self.pipeline} {self.status}: {self.count}"

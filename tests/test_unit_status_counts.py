@@ -15,7 +15,10 @@ pytestmark = pytest.mark.django_db
 
 
 def _kept() -> dict[tuple[str, str], int]:
-    return {(c.pipeline, c.status): c.count for c in UnitStatusCount.objects.all() if c.count}
+    kept: Counter[tuple[str, str]] = Counter()
+    for row in UnitStatusCount.objects.all():
+        kept[row.pipeline, row.status] += row.count
+    return {key: n for key, n in kept.items() if n}
 
 
 def _counted() -> dict[tuple[str, str], int]:
@@ -57,6 +60,13 @@ def test_the_counts_follow_saves_bulk_writes_raw_updates_hiding_and_deletes():
         }
     )
 
+    before = UnitStatusCount.objects.count()
+    unit_services.unit_status_counts_fold()
+    assert _kept() == _counted()
+    assert UnitStatusCount.objects.count() == len(_counted()) < before
+
     Unit.objects.filter(uuid__endswith="04").update(hidden=False)
     Unit.objects.all().delete()
+    unit_services.unit_status_counts_fold()
     assert _kept() == _counted() == {}
+    assert not UnitStatusCount.objects.exists()

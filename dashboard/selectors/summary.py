@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, F, Q, Window
+from django.db.models import Count, F, Q, Sum, Window
 from django.db.models.functions import Coalesce, RowNumber
 from django.utils import timezone
 
@@ -188,9 +188,16 @@ def summary_get(*, now: datetime | None = None) -> Summary:
     visible = Unit.objects.filter(VISIBLE).order_by()
 
     counts: dict[str, Counter[str]] = {slug: Counter() for slug in slugs}
-    rows = UnitStatusCount.objects.filter(pipeline__in=slugs, count__gt=0)
-    for pipeline, status, n in rows.values_list("pipeline", "status", "count"):
-        counts[pipeline][status] = n
+    # The kept counts: a few rows per pipeline and status (see UnitStatusCount).
+    rows = (
+        UnitStatusCount.objects.filter(pipeline__in=slugs)
+        .values_list("pipeline", "status")
+        .annotate(n=Sum("count"))
+        .order_by()
+    )
+    for pipeline, status, n in rows:
+        if n:
+            counts[pipeline][status] = n
     # The waiting units and the window's failures are few, and found by their own
     # indexes; a filter on the pipeline here would steer SQLite (which keeps no
     # statistics) to a pipeline index and through every finished unit instead.

@@ -42,6 +42,7 @@ from dashboard.models import (
     TimesFrom,
     Unit,
     UnitJobs,
+    UnitStatusCount,
 )
 from dashboard.services import analytics
 from dashboard.services.freshness import PollSummary, service_poll_record
@@ -625,6 +626,7 @@ def workflow_poll(
 
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
     _store(pipeline.slug, units, before, gone)
+    unit_status_counts_fold()
     analytics.workflow_cycle_record(
         pipeline=pipeline.slug, units=units, before=before, fields=_POLLED_FIELDS, now=now
     )
@@ -757,3 +759,30 @@ def jobs_refresh(
         failed_units=failed,
         duration_ms=int((time.monotonic() - started) * 1000),
     )
+
+
+def unit_status_counts_fold() -> None:
+    """Fold the +1 and -1 rows the unit triggers wrote into one row per pipeline and
+    status (see `UnitStatusCount`), so the summary sums a few rows."""
+    table = connection.ops.quote_name(UnitStatusCount._meta.db_table)
+    folded = (
+        f"INSERT INTO {table} (pipeline, status, count) SELECT pipeline, status, SUM(count) "
+        "FROM {source} GROUP BY pipeline, status HAVING SUM(count) <> 0"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One statement: rows another transaction commits meanwhile are neither
+            # summed nor deleted.
+            cursor.execute(
+                f"WITH gone AS (DELETE FROM {table} RETURNING pipeline, status, count) "
+                + folded.format(source="gone")
+            )
+            return
+        # SQLite writes one transaction at a time (and Lookout begins them IMMEDIATE).
+        cursor.execute(f"SELECT MAX(id) FROM {table}")
+        (last,) = cursor.fetchone()
+        if last is None:
+            return
+        source = f"{table} WHERE id <= %s"
+        cursor.execute(folded.format(source=source), [last])
+        cursor.execute(f"DELETE FROM {table} WHERE id <= %s", [last])
