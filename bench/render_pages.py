@@ -418,7 +418,7 @@ def main() -> None:
 
     with (
         tempfile.TemporaryDirectory() as workdir,
-        scratch_database(args.database, workdir) as database_url,
+        scratch_database(args.database, workdir, "pagebench") as database_url,
     ):
         configure_django(workdir, args.cache, database_url)
         seed(args.units, args.history)
