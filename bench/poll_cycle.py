@@ -62,8 +62,9 @@ TARGET_RSS_MB = 250.0
 
 
 @contextmanager
-def scratch_database(kind: str, workdir: str) -> Iterator[str]:
-    """A DATABASE_URL for an empty database that is dropped afterwards."""
+def scratch_database(kind: str, workdir: str, suffix: str = "pollbench") -> Iterator[str]:
+    """A DATABASE_URL for an empty database that is dropped afterwards (named after
+    DATABASE_URL's database and `suffix`, one per bench)."""
     if kind == "sqlite":
         yield f"sqlite:///{workdir}/bench.sqlite3"
         return
@@ -76,7 +77,7 @@ def scratch_database(kind: str, workdir: str) -> Iterator[str]:
     import psycopg
 
     parts = urlsplit(url)
-    name = f"{parts.path.lstrip('/') or 'postgres'}_pollbench"
+    name = f"{parts.path.lstrip('/') or 'postgres'}_{suffix}"
     try:
         admin = psycopg.connect(url, autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:

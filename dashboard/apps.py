@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import AppConfig
-from django.db.models.signals import m2m_changed, post_migrate
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 
 
 class DashboardConfig(AppConfig):
@@ -14,12 +14,24 @@ class DashboardConfig(AppConfig):
         from axes.signals import user_locked_out  # type: ignore[import-untyped]  # no hints
         from django.contrib.auth.models import User
 
+        from dashboard import models
         from dashboard.services.roles import sync_role_groups, sync_staff_flag
 
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
+        # What the cached live regions show (dashboard.lib.page_cache). A save or delete
+        # of one row moves the generation on; the services' bulk writes do it themselves.
+        for model in (
+            models.Unit,
+            models.ServicePoll,
+            models.StatusChange,
+            models.Alert,
+            models.StorageSummary,
+        ):
+            post_save.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
+            post_delete.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
 
 
 def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:
@@ -28,3 +40,9 @@ def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:
     login_lock_audit(
         username=str(kwargs.get("username") or ""), ip_address=str(kwargs.get("ip_address") or "")
     )
+
+
+def _data_changed(sender: Any, **kwargs: Any) -> None:
+    from dashboard.lib import page_cache
+
+    page_cache.bump()

@@ -17,6 +17,9 @@ from django.http import HttpRequest, HttpResponse
 
 STARTED = "lookout_session_started"
 SEEN = "lookout_session_seen"
+# Activity is recorded to the minute: a page load writes the session at most once a
+# minute instead of on every load (a database write per page view otherwise).
+SEEN_RESOLUTION_SECONDS = 60
 
 
 class SessionTimeoutMiddleware:
@@ -43,5 +46,5 @@ class SessionTimeoutMiddleware:
             logout(request)  # the view then sees an anonymous user: login page, 403 in the API
             return
         polling = request.method == "GET" and request.headers.get("HX-Request") == "true"
-        if not polling:
+        if not polling and now - seen >= SEEN_RESOLUTION_SECONDS:
             session[SEEN] = now

@@ -36,6 +36,15 @@ UNKNOWN = "UNKNOWN"
 
 
 VISIBLE = models.Q(hidden=False)
+# The units a poll cycle may change: unfinished, waiting, or still to be detailed. The
+# cycle's query and the partial index `unit_working_set` use this same expression (the
+# statuses in a fixed order), so that SQLite too can prove the index covers the query.
+WORKING_SET = (
+    ~models.Q(status__in=sorted(FINAL_STATUSES))
+    | models.Q(awaiting_sip_uuid=True)
+    | models.Q(needs_details=True)
+    | models.Q(awaiting_decision=True)
+)
 
 
 class TimesFrom(models.TextChoices):
@@ -116,6 +125,8 @@ class Unit(models.Model):
         # units there are.
         indexes = [
             models.Index(fields=["uuid"], name="unit_uuid"),
+            # The poll cycle's working set, read without visiting the finished history.
+            models.Index(fields=["pipeline"], name="unit_working_set", condition=WORKING_SET),
             models.Index(fields=["-updated_at"], name="unit_recent", condition=VISIBLE),
             models.Index(
                 fields=["status", "-updated_at"], name="unit_status_recent", condition=VISIBLE
@@ -889,3 +900,25 @@ class ApiToken(models.Model):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+class UnitStatusCount(models.Model):
+    """Visible units per pipeline and status, for the summary's counts: the sum of
+    `count` over a pipeline's and status's rows.
+
+    Written by triggers on the unit table (migration 0016) in the same transaction as
+    every insert, delete and change of status, pipeline or `hidden`, whichever code path
+    writes it (the ORM, bulk writes, raw SQL): a row of +1 for the new state and one of
+    -1 for the old. The poller folds them into one row per pipeline and status after
+    each cycle (`unit_status_counts_fold`), so the counts cost a few rows however long
+    the history, and are never out of step with the units."""
+
+    pipeline = models.CharField(max_length=40)
+    status = models.CharField(max_length=20)
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["pipeline", "status"], name="unitstatuscount_key")]
+
+    def __str__(self) -> str:
+        return f"{self.pipeline} {self.status}: {self.count}"

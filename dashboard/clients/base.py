@@ -46,6 +46,8 @@ DEFAULT_TIMEOUT: Timeout = (3.05, 10.0)
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.2
 POOL_SIZE = 64
+# A path `_send_plain` may send as it is: no query, nothing to encode.
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9/_.-]*")
 # Gateway answers that usually mean "try again shortly".
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 # Enough of an error body to diagnose; error pages can be kilobytes of HTML.
@@ -426,6 +428,19 @@ class ApiClient:
                 os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
             )
         self.session = session
+        # The headers and auth of every plain GET, prepared once (see `_send_plain`).
+        self._plain_get: requests.PreparedRequest | None = None
+        if not self.session.auth:
+            self._plain_get = requests.Request(
+                "GET",
+                f"{self.base_url}/",
+                # The session's defaults under ours, as `Session.request` merges them.
+                headers={
+                    **self.session.headers,
+                    **self._headers(accept="application/json", extra=None),
+                },
+                auth=self._auth,
+            ).prepare()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_url!r}, user={self.user!r})"
@@ -499,18 +514,31 @@ class ApiClient:
         for attempt in range(1, tries + 1):
             started = time.monotonic()
             try:
-                response = self.session.request(
-                    method,
-                    url,
-                    params=params,
-                    data=data,
-                    json=json_body,
-                    headers=self._headers(accept=accept, extra=headers),
-                    auth=self._auth if auth else None,
-                    timeout=self.timeout,
-                    allow_redirects=False,
-                    stream=stream,
+                plain = (
+                    method == "GET"
+                    and params is None
+                    and data is None
+                    and json_body is None
+                    and headers is None
+                    and accept == "application/json"
+                    and auth
+                    and not stream
                 )
+                # Not `or`: a Response of a 4xx or 5xx answer is falsy.
+                response = self._send_plain(url) if plain else None
+                if response is None:
+                    response = self.session.request(
+                        method,
+                        url,
+                        params=params,
+                        data=data,
+                        json=json_body,
+                        headers=self._headers(accept=accept, extra=headers),
+                        auth=self._auth if auth else None,
+                        timeout=self.timeout,
+                        allow_redirects=False,
+                        stream=stream,
+                    )
             except (
                 requests.ConnectionError,
                 requests.Timeout,
@@ -544,6 +572,33 @@ class ApiClient:
                 continue
             return response
         raise AssertionError("unreachable: the last try either returns or raises")
+
+    def _send_plain(self, url: str) -> requests.Response | None:
+        """Send a plain GET (no query, headers or body of its own: a status call,
+        thousands a cycle) straight to the session's transport adapter, as a copy of one
+        request prepared in advance; None when `url` is not that simple.
+
+        `Session.request` spends more CPU than the connection itself merging settings,
+        cookies and hooks this client never uses; the adapter is what it would call, so
+        the answer, its errors and redirects (never followed) are the same. (Cookies:
+        the services authenticate by header; a session that holds some, or has hooks,
+        goes the usual way.)"""
+        template = self._plain_get
+        path = url[len(self.base_url) :]
+        if (
+            template is None
+            or not url.startswith(self.base_url)
+            or not _PLAIN_PATH.fullmatch(path)
+            or self.session.cookies
+            or any(self.session.hooks.values())
+        ):
+            return None
+        prepared = template.copy()
+        prepared.url = url
+        verify = self.session.verify if self.session.verify is not None else True
+        return self.session.get_adapter(url).send(
+            prepared, timeout=self.timeout, verify=verify, proxies=self.session.proxies
+        )
 
     def _pause(self, method: str, shown_url: str, reason: str, attempt: int, tries: int) -> None:
         delay = self.backoff * (2 ** (attempt - 1))

@@ -6,10 +6,10 @@ units are not counted), units in progress, units waiting for a decision and the 
 wait, failures in the last 24 hours by when they failed (not by when Lookout saw them),
 and the freshness of every upstream service.
 
-Stays cheap with a long history: the counts are one grouped query over all pipelines,
-read from the partial index on visible units' (pipeline, status); the waiting units and
-the recent failures are found through their own partial indexes, so only those rows
-are visited, however many finished units there are.
+Stays cheap with a long history: the counts by status are read from `UnitStatusCount`,
+which triggers on the unit table keep in step with every write (a few rows, however
+many finished units there are); the waiting units and the recent failures are found
+through their own partial indexes, so only those rows are visited.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, F, Q, Window
+from django.db.models import Count, F, Q, Sum, Window
 from django.db.models.functions import Coalesce, RowNumber
 from django.utils import timezone
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import FINAL_STATUSES, VISIBLE, TimesFrom, Unit
+from dashboard.models import FINAL_STATUSES, VISIBLE, TimesFrom, Unit, UnitStatusCount
 from dashboard.selectors import freshness
 from dashboard.selectors.freshness import ServiceHealth
 
@@ -188,9 +188,16 @@ def summary_get(*, now: datetime | None = None) -> Summary:
     visible = Unit.objects.filter(VISIBLE).order_by()
 
     counts: dict[str, Counter[str]] = {slug: Counter() for slug in slugs}
-    rows = visible.filter(pipeline__in=slugs).values("pipeline", "status").annotate(n=Count("id"))
-    for row in rows:
-        counts[row["pipeline"]][row["status"]] = row["n"]
+    # The kept counts: a few rows per pipeline and status (see UnitStatusCount).
+    rows = (
+        UnitStatusCount.objects.filter(pipeline__in=slugs)
+        .values_list("pipeline", "status")
+        .annotate(n=Sum("count"))
+        .order_by()
+    )
+    for pipeline, status, n in rows:
+        if n:
+            counts[pipeline][status] = n
     # The waiting units and the window's failures are few, and found by their own
     # indexes; a filter on the pipeline here would steer SQLite (which keeps no
     # statistics) to a pipeline index and through every finished unit instead.

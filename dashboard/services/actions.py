@@ -48,6 +48,7 @@ from dashboard.clients.base import (
     UpstreamUnavailable,
 )
 from dashboard.clients.workflow import WorkflowClient, get_workflow_client
+from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import AuditEntry, Unit
@@ -380,6 +381,7 @@ def unit_hide(
         Unit.objects.filter(pk=current.pk).update(
             hidden=True, hidden_by=_actor_name(user), hidden_at=timezone.now()
         )
+        page_cache.bump()
         return UpstreamAnswer("The workflow service hid it.")
 
     return unit_action_perform(

@@ -40,7 +40,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.clients import notify
-from dashboard.lib import vocabulary
+from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
     Alert,
@@ -683,6 +683,7 @@ def _resolve(alert: Alert, *, now: datetime, summary: EvaluationSummary) -> None
         state=Alert.State.RESOLVED, resolved_at=now
     ):
         return
+    page_cache.bump()
     summary.resolved += 1
     if alert.kind not in SENDS_RESOLVED or alert.baseline or alert.silenced(now):
         return
@@ -730,9 +731,10 @@ def alerts_evaluate(*, now: datetime | None = None) -> EvaluationSummary:
         for scope, conditions in _conditions_by_scope(rule, now).items():
             _evaluate_scope(rule, scope, conditions, now=now, summary=summary)
     # A disabled rule's open alerts are closed quietly: nobody watches them any more.
-    Alert.objects.filter(rule__enabled=False, state=Alert.State.OPEN).update(
+    if Alert.objects.filter(rule__enabled=False, state=Alert.State.OPEN).update(
         state=Alert.State.RESOLVED, resolved_at=now
-    )
+    ):
+        page_cache.bump()
     summary.digests = digests_queue(now=now)
     return summary
 
@@ -830,6 +832,7 @@ def alert_silence(
     )
     with transaction.atomic():
         Alert.objects.filter(pk=alert.pk).update(silenced_until=until, silenced_by=who[:150])
+        page_cache.bump()
         _audit(
             action="alert_silence" if hours else "alert_unsilence",
             target_kind="alert",

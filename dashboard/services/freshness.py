@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.db.models import F
 
+from dashboard.lib import page_cache
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import ServicePoll
 
@@ -56,3 +57,5 @@ def service_poll_record(
             service=service,
             defaults={**values, "attempt_count": 1, "error_count": 0 if ok else 1},
         )
+    # Every poll moves the freshness the live regions show on.
+    page_cache.bump()

@@ -18,9 +18,11 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
@@ -33,6 +35,7 @@ from dashboard.forms.units import (
     TaskFilterForm,
     UnitFilterForm,
 )
+from dashboard.lib import page_cache
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
@@ -54,6 +57,8 @@ AUDIT_PER_PAGE = 50
 # `lookout:visible` to catch up at once when it is shown. No trigger filter: those need
 # eval, which the Content-Security-Policy forbids.
 LIVE_TRIGGER = "every 5s, lookout:visible from:document"
+# A cached live region lasts one polling interval at most, so its ages stay right.
+LIVE_SECONDS = 5
 NO_ROLE_MESSAGE = (
     "Your account has no Lookout role yet. Ask an administrator to put you in the "
     "viewer, operator or admin group."
@@ -122,19 +127,29 @@ def _render_live(
 @require_GET
 @vary_on_headers("HX-Request")
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    return _render_live(
+    live = page_cache.cached_fragment("overview", seconds=LIVE_SECONDS, render=_overview_live)
+    if request.htmx:
+        return HttpResponse(live)
+    # The region was rendered by this view's own template, which escapes upstream data.
+    return render(
         request,
         "dashboard/home.html",
-        "overview-live",
-        {
-            "section": "home",
-            "overview": unit_selectors.overview_get(),
-            "open_alerts": alert_selectors.open_alerts_get(),
-            "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
-            "failure_groups": failures.failure_groups(),
-        },
-        include_storage=True,
+        {"section": "home", "overview_live": mark_safe(live)},
     )
+
+
+def _overview_live() -> str:
+    """The overview's live region, the same for every viewer (no request, no user)."""
+    context = {
+        "freshness": freshness.page_freshness(include_storage=True),
+        "live_trigger": LIVE_TRIGGER,
+        "units_url": reverse("dashboard:unit-list"),
+        "overview": unit_selectors.overview_get(),
+        "open_alerts": alert_selectors.open_alerts_get(),
+        "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
+        "failure_groups": failures.failure_groups(),
+    }
+    return render_to_string("dashboard/home.html#overview-live", context)
 
 
 @role_required

@@ -19,13 +19,16 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.lib import page_cache
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.roles import user_has_role
 from dashboard.models import WallLink
@@ -78,19 +81,38 @@ def _kiosk_headers(response: HttpResponse) -> HttpResponse:
 
 
 def _render_wall(request: HtmxHttpRequest, *, refresh_url: str) -> HttpResponse:
-    state = wall_state()
     interval_ms = refresh_interval_ms()
+    # Links to the pages only for a signed-in user; a kiosk's cookie opens nothing else.
+    linked = request.user.is_authenticated
+    live = page_cache.cached_fragment(
+        "wall",
+        seconds=interval_ms / 1000,
+        variant=f"{'linked' if linked else 'kiosk'}:{refresh_url}:{interval_ms}",
+        render=lambda: _wall_live(refresh_url=refresh_url, interval_ms=interval_ms, linked=linked),
+    )
+    if request.htmx:
+        return HttpResponse(live)
     context = {
-        "wall": state,
-        "refresh_url": refresh_url,
-        "refresh_ms": interval_ms,
+        # The region was rendered by this view's own template, which escapes upstream data.
+        "wall_live": mark_safe(live),
         # A refresh that hangs for longer than one interval counts as failed.
         "request_timeout_ms": max(1000, interval_ms),
+    }
+    return render(request, WALL_TEMPLATE, context)
+
+
+def _wall_live(*, refresh_url: str, interval_ms: int, linked: bool) -> str:
+    """The screen's live region, the same for every viewer of the variant."""
+    state = wall_state()
+    context = {
+        "wall": state,
+        "linked": linked,
+        "refresh_url": refresh_url,
+        "refresh_ms": interval_ms,
         "generated_label": timezone.localtime(state.generated_at).strftime("%H:%M"),
         "open_alerts": open_alerts_get(limit=1),
     }
-    template = f"{WALL_TEMPLATE}#wall-live" if request.htmx else WALL_TEMPLATE
-    return render(request, template, context)
+    return render_to_string(f"{WALL_TEMPLATE}#wall-live", context)
 
 
 def _denied(request: HtmxHttpRequest, access: wall_link_services.WallAccess) -> HttpResponse:

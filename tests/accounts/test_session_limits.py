@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 import time_machine
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from tests.support.users import make_user
 
@@ -62,3 +64,20 @@ def test_the_lifetime_ends_a_login_however_busy(viewer):
         clock.shift(20 * 60)
 
         assert not logged_in(viewer)
+
+
+def _session_writes(client: Client) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert logged_in(client)
+    return sum(q["sql"].startswith('UPDATE "django_session"') for q in captured)
+
+
+def test_page_loads_write_the_session_at_most_once_a_minute(viewer):
+    with time_machine.travel("2026-03-01 09:00Z", tick=False) as clock:
+        assert logged_in(viewer)
+        clock.shift(61)
+        assert _session_writes(viewer) == 1
+        clock.shift(30)
+        assert _session_writes(viewer) == 0
+        clock.shift(31)
+        assert _session_writes(viewer) == 1

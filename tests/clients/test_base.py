@@ -83,6 +83,34 @@ def test_it_leaves_a_shared_session_without_credentials(mocked):
     assert mocked.calls[0].request.headers["Authorization"] == f"ApiKey {USER}:{KEY}"
 
 
+def test_a_plain_get_sends_what_a_session_request_would(mocked):
+    # Plain GETs (status calls) skip Session.request; a hook sends them the usual way.
+    usual = requests.Session()
+    usual.hooks["response"].append(lambda response, **kwargs: response)
+    mocked.get(WAITING_URL, json=EMPTY_WAITING)
+
+    WorkflowClient(WORKFLOW_URL, USER, KEY).list_waiting()
+    WorkflowClient(WORKFLOW_URL, USER, KEY, session=usual).list_waiting()
+
+    fast, slow = (call.request for call in mocked.calls)
+    assert fast.url == slow.url == WAITING_URL
+    assert dict(fast.headers) == dict(slow.headers)
+    assert fast.req_kwargs["timeout"] == slow.req_kwargs["timeout"]
+
+
+def test_a_session_with_hooks_or_cookies_is_used_as_it_is(mocked):
+    session = requests.Session()
+    seen = []
+    session.hooks["response"].append(lambda response, **kwargs: seen.append(response.url))
+    session.cookies.set("routing", "b")
+    mocked.get(WAITING_URL, json=EMPTY_WAITING)
+
+    WorkflowClient(WORKFLOW_URL, USER, KEY, session=session).list_waiting()
+
+    assert seen == [WAITING_URL]
+    assert mocked.calls[0].request.headers["Cookie"] == "routing=b"
+
+
 def test_a_netrc_entry_cannot_replace_the_api_key_header(mocked, workflow, tmp_path, monkeypatch):
     netrc = tmp_path / "netrc"
     netrc.write_text("machine workflow.test login someone password other\n")

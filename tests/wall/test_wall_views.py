@@ -373,3 +373,16 @@ def test_an_admin_revokes_a_link_and_its_screen_stops(admin_client):
 
 def test_revoking_an_unknown_link_is_a_404(admin_client):
     assert admin_client.post("/wall/links/999/revoke/").status_code == 404
+
+
+def test_a_kiosk_never_gets_the_links_a_signed_in_viewer_sees(client, token):
+    # The live region is cached per variant: the viewer's linked one must not reach a kiosk.
+    seeding.busy_wall(timezone.now())
+    viewer = Client()
+    viewer.force_login(make_user("vera", "viewer"))
+
+    signed_in = viewer.get("/wall/").content.decode()
+    kiosk = open_wall(client, token).content.decode()
+
+    assert 'href="/units/?pipeline=default"' in signed_in
+    assert 'href="/units/' not in kiosk and 'href="/storage/' not in kiosk

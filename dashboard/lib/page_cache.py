@@ -1,0 +1,64 @@
+"""Rendered live regions, kept for one data generation and one short time bucket.
+
+Pages poll every few seconds and most polls find nothing changed, so a live region's
+HTML is cached under a key made of:
+- the data generation, which every write a live region shows moves on (`bump`);
+- a time bucket no longer than the region's refresh interval, so ages ("waiting 3 min")
+  and stale banners are at most one refresh old, also when a poller stops and the
+  generation stands still;
+- the variant: what differs by who is looking.
+
+The generation lives in the cache itself. When it is missing (a flush, an eviction, a
+fresh start) a new one is drawn, so losing the cache only means rendering again; where
+the cache keeps nothing at all (Redis down), every region is rendered for each request.
+Only HTML without anything personal (no CSRF token, no user name) may go in here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from uuid import uuid4
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+GENERATION_KEY = "page-generation"
+
+
+def _new_generation() -> None:
+    cache.set(GENERATION_KEY, uuid4().hex, timeout=None)
+
+
+def bump() -> None:
+    """Data a live region shows has changed (or is about to be committed).
+
+    Moved on now, so a test or an autocommit write is seen at once, and again after the
+    commit: a page rendered meanwhile from the old rows is then not kept."""
+    _new_generation()
+    transaction.on_commit(_new_generation)
+
+
+def generation() -> str | None:
+    value = cache.get(GENERATION_KEY)
+    if value is None:
+        cache.add(GENERATION_KEY, uuid4().hex, timeout=None)
+        value = cache.get(GENERATION_KEY)
+    return str(value) if value is not None else None
+
+
+def cached_fragment(
+    name: str, *, seconds: float, render: Callable[[], str], variant: str = ""
+) -> str:
+    """`render()`'s HTML, from the cache while the generation and time bucket last."""
+    current = generation()
+    if current is None:
+        return render()
+    bucket = math.floor(timezone.now().timestamp() / seconds)
+    key = f"live:{name}:{variant}:{current}:{seconds}:{bucket}"
+    html = cache.get(key)
+    if html is None:
+        html = render()
+        cache.set(key, html, timeout=math.ceil(seconds) + 1)
+    return str(html)

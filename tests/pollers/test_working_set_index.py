@@ -1,0 +1,52 @@
+"""A poll cycle reads its working set through the partial index on the same condition,
+so a long finished history costs it nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from dashboard.models import WORKING_SET, Unit
+from dashboard.services import units as unit_services
+from tests.views.seed import seed, unit, waiting_unit
+
+pytestmark = pytest.mark.django_db
+
+
+def _working_set() -> tuple[set[str], str]:
+    with CaptureQueriesContext(connection) as captured:
+        units = unit_services._working_set("default")
+    (query,) = captured.captured_queries
+    return set(units), query["sql"]
+
+
+def test_the_working_set_is_every_unfinished_waiting_or_undetailed_unit():
+    seed(
+        unit(1, status="PROCESSING"),
+        unit(2, status="COMPLETE"),
+        unit(3, status="COMPLETE", awaiting_sip_uuid=True),
+        unit(4, status="FAILED", needs_details=True),
+        waiting_unit(5),
+        unit(6, status="REJECTED"),
+        unit(7, status="UNKNOWN"),
+        unit(8, status="PROCESSING", pipeline="second"),
+    )
+
+    uuids, _ = _working_set()
+
+    expected = Unit.objects.filter(WORKING_SET, pipeline="default")
+    assert uuids == {u.uuid for u in expected}
+    assert {u.name for u in expected} == {"unit-1", "unit-3", "unit-4", "unit-5", "unit-7"}
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's query plans")
+def test_sqlite_reads_the_working_set_through_its_partial_index():
+    seed(unit(1), unit(2, status="COMPLETE"))
+    _, sql = _working_set()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+        steps = [row[-1] for row in cursor.fetchall()]
+
+    assert steps == ["SEARCH dashboard_unit USING INDEX unit_working_set (pipeline=?)"]
