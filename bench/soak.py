@@ -37,6 +37,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -222,7 +223,7 @@ def exactly_once(
     """Compare what admins confirmed, what Lookout recorded and what happened upstream."""
     done_upstream = Counter((a["action"], a["target"]) for a in upstream if a["action"] in ACTIONS)
     by_key = {entry["key"]: entry for entry in audit}
-    lost, doubled, misreported, unrecorded = [], [], [], []
+    lost, doubled, misreported, unrecorded, unconfirmed = [], [], [], [], []
     outcomes: Counter[str] = Counter()
     for form in submitted:
         entry = by_key.get(form["key"])
@@ -235,8 +236,12 @@ def exactly_once(
             doubled.append({**entry, "upstream_times": times})
         elif entry["outcome"] == "done" and times == 0:
             lost.append(entry)
-        elif entry["outcome"] in ("refused", "failed") and times == 1:
-            misreported.append(entry)  # Lookout said no, but the service did it
+        elif entry["outcome"] == "refused" and times == 1:
+            misreported.append(entry)  # Lookout said the service said no, but it did it
+        elif entry["outcome"] != "done" and times == 1:
+            # Timed out, or accepted with an unreadable answer: Lookout said it could not
+            # know, and the service had done it.
+            unconfirmed.append(entry)
     confirmed = {(f["action"], f["target"]) for f in submitted}
     # Nothing else acts on these targets: an upstream action nobody confirmed is a double.
     stray = [key for key in done_upstream if key not in confirmed]
@@ -248,6 +253,7 @@ def exactly_once(
         "lost": lost,
         "doubled": doubled,
         "misreported": misreported,
+        "unconfirmed": len(unconfirmed),
         "unrecorded": unrecorded,
         "stray": [list(key) for key in stray],
     }
@@ -256,20 +262,28 @@ def exactly_once(
 def convergence(
     lookout: dict[str, str], before: list[dict[str, str]], after: list[dict[str, str]]
 ) -> dict[str, Any]:
-    """Every unit the service lists has, in Lookout, the status it had just before or just
-    after Lookout's was read (a unit may move on in between)."""
+    """Every unit Lookout knows that the service still lists has, in Lookout, the status
+    it had upstream just before or just after Lookout's was read (it may move on between).
+
+    Units Lookout never heard of are counted apart: the service's lists name only
+    completed and waiting units, so a unit that failed before Lookout started, say, can
+    never be discovered (the same is true of the real service).
+    """
     then = {u["uuid"]: u["status"] for u in before}
     now = {u["uuid"]: u["status"] for u in after}
     behind = []
+    undiscoverable: Counter[str] = Counter()
     for uuid, status in now.items():
-        if uuid not in then:
-            continue  # arrived while Lookout was read
-        if lookout.get(uuid) not in (then[uuid], status):
-            behind.append({"uuid": uuid, "lookout": lookout.get(uuid), "upstream": status})
-    return {"units": len(now), "behind": behind}
+        if uuid not in lookout:
+            undiscoverable[status] += 1
+        elif uuid in then and lookout[uuid] not in (then[uuid], status):
+            behind.append({"uuid": uuid, "lookout": lookout[uuid], "upstream": status})
+    compared = sum(1 for uuid in now if uuid in lookout and uuid in then)
+    return {"units": compared, "behind": behind, "never_seen": dict(undiscoverable)}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.support.postgres_server import postgres_server
     from tests.support.redis_server import redis_server
     from tests.support.simulator_process import SimulatorProcess
 
@@ -281,7 +295,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "timeout_rate": args.timeout_rate,
         "malformed_rate": args.malformed_rate,
     }
+    database = postgres_server() if args.database == "postgres" else nullcontext(None)
     with (
+        database as database_url,
         redis_server() as redis_url,
         SimulatorProcess(
             units=args.units,
@@ -295,7 +311,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "LOOKOUT_VAR_DIR": workdir,
-            "DATABASE_URL": args.database_url or f"sqlite:///{workdir}/soak.sqlite3",
+            "DATABASE_URL": database_url or f"sqlite:///{workdir}/soak.sqlite3",
             "REDIS_URL": redis_url,
             "LOOKOUT_PORT": str(port),
             "LOOKOUT_WORKFLOW_URL": sim.workflow_url,
@@ -368,6 +384,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "users": args.users,
         "admins": args.admins,
         "faults": faults,
+        "database": args.database,
         "poll_interval": args.poll,
         "load_average": {
             "min": min(loads),
@@ -413,7 +430,7 @@ def render(report: dict[str, Any], checks: dict[str, bool]) -> str:
     lines = [
         f"Command: `.venv/bin/python {report['command']}` ({report['date']}, "
         f"{report['seconds']} s, {report['users']} users + {report['admins']} admins, "
-        f"workflow poll every {report['poll_interval']} s; faults: "
+        f"{report['database']}, workflow poll every {report['poll_interval']} s; faults: "
         + ", ".join(f"{k} {v:g}" for k, v in report["faults"].items())
         + f"; 1-minute load average {load['min']:.1f}-{load['max']:.1f}, "
         f"median {load['median']:.1f})",
@@ -434,12 +451,19 @@ def render(report: dict[str, Any], checks: dict[str, bool]) -> str:
         + ", ".join(f"{k} {v}" for k, v in sorted(actions["outcomes"].items()))
         + f"; upstream operations recorded by the simulator: {actions['upstream']}; "
         f"lost {len(actions['lost'])}, doubled {len(actions['doubled'])}, "
-        f"reported as not done but done {len(actions['misreported'])}, "
+        f"reported as refused but done {len(actions['misreported'])}, "
+        f"done while Lookout said it could not know {actions['unconfirmed']}, "
         f"without an audit row {len(actions['unrecorded'])}, "
         f"upstream without a form {len(actions['stray'])}. Convergence "
         f"{2 * report['poll_interval']} s after the faults stopped: "
         f"{report['convergence']['units'] - len(report['convergence']['behind'])} of "
-        f"{report['convergence']['units']} units as the service says.",
+        f"{report['convergence']['units']} units Lookout knows as the service says "
+        f"(never seen by Lookout, as the service's lists never name them: "
+        + (
+            ", ".join(f"{v} {k}" for k, v in sorted(report["convergence"]["never_seen"].items()))
+            or "none"
+        )
+        + ").",
         "",
         "Verdicts: " + "; ".join(f"{k}: {'met' if ok else 'MISSED'}" for k, ok in checks.items()),
     ]
@@ -472,7 +496,12 @@ def main() -> int:
     parser.add_argument("--error-rate", type=float, default=0.05)
     parser.add_argument("--timeout-rate", type=float, default=0.01)
     parser.add_argument("--malformed-rate", type=float, default=0.01)
-    parser.add_argument("--database-url", default="", help="default: SQLite in a scratch folder")
+    parser.add_argument(
+        "--database",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="SQLite in a scratch folder, or a private PostgreSQL server (initdb'd for the run)",
+    )
     parser.add_argument("--no-latency-target", action="store_true")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--write", action="store_true", help="append them to BENCHMARKS.md")

@@ -26,7 +26,8 @@ from typing import Any
 
 from locust import HttpUser, between, constant, events, task
 
-SESSIONS = json.loads(open(os.environ["SOAK_SESSIONS"], encoding="utf-8").read())
+with open(os.environ["SOAK_SESSIONS"], encoding="utf-8") as _sessions:
+    SESSIONS = json.load(_sessions)
 OUT = os.environ["SOAK_OUT"]
 VIEW_SECONDS = 5.0  # the htmx refresh of the live regions
 WALL_SECONDS = float(SESSIONS["wall_refresh_seconds"])

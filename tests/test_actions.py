@@ -232,6 +232,31 @@ def test_action_perform_uses_the_upstream_message_of_a_refusal(operator):
     assert result.message == '"uuid" is required.'
 
 
+def test_an_accepted_request_whose_answer_cannot_be_read_is_not_called_refused(operator):
+    # The service took it (200) and may have acted: "refused" would invite a doubled retry.
+    def call() -> UpstreamAnswer:
+        raise WorkflowResponseError(
+            "workflow service sent a malformed answer (POST /api/transfer/approve/): "
+            "the body is not valid JSON",
+            status=200,
+            service="workflow",
+        )
+
+    result = action_perform(
+        user=operator,
+        permission="dashboard.approve_transfer",
+        action="transfer_approve",
+        idempotency_key="m" * 32,
+        target_kind="transfer",
+        target="x",
+        call=call,
+    )
+
+    assert (result.entry.outcome, result.entry.upstream_status) == ("failed", 200)
+    assert "accepted the request (HTTP 200)" in result.message
+    assert "whether it acted is not known" in result.message
+
+
 def test_two_requests_at_once_for_one_transfer_make_one_upstream_call(fake, polls, operator):
     target = _awaiting(fake)
     other = make_user("olga", "operator")

@@ -492,10 +492,12 @@ class ApiClient:
         accept: str = "application/json",
         auth: bool = True,
         stream: bool = False,
+        once: bool = False,
     ) -> requests.Response:
-        """Send one request, retrying idempotent GETs; never raises a `requests` error."""
+        """Send one request, retrying idempotent GETs (not a GET that acts, `once`); never
+        raises a `requests` error."""
         shown_url = self._redact(self._full_url(url, params))
-        tries = self.retries if method == "GET" else 1
+        tries = self.retries if method == "GET" and not once else 1
         for attempt in range(1, tries + 1):
             started = time.monotonic()
             try:

@@ -185,6 +185,11 @@ def _timed_out(exc: UpstreamError) -> bool:
     return isinstance(exc, UpstreamUnavailable) and " timed out " in exc.message
 
 
+def _accepted_but_unreadable(exc: UpstreamError) -> bool:
+    """A 2xx answer whose body did not parse (the client's malformed-answer error)."""
+    return exc.status is not None and 200 <= exc.status < 300
+
+
 def _failure(exc: UpstreamError) -> tuple[str, str]:
     """The outcome and the message to show for an upstream error."""
     if _timed_out(exc):
@@ -198,6 +203,13 @@ def _failure(exc: UpstreamError) -> tuple[str, str]:
         return Outcome.FAILED, (
             f"The {exc.service} service did not accept Lookout's credentials or settings: "
             f"{exc.upstream_message or exc.message}"
+        )
+    if _accepted_but_unreadable(exc):
+        # Not a refusal: the service took the request, so it may well have acted, and
+        # reporting "refused" would invite a second, doubled, try.
+        return Outcome.FAILED, (
+            f"The {exc.service} service accepted the request (HTTP {exc.status}) but its "
+            f"answer could not be read, so whether it acted is not known: {exc.message}"
         )
     # The service answered and said no: its own words are what the user needs.
     return Outcome.REFUSED, exc.upstream_message or exc.message

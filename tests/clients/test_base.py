@@ -182,6 +182,16 @@ def test_it_never_retries_a_post_after_a_timeout(mocked, workflow):
     assert len(mocked.calls) == 1
 
 
+def test_it_never_retries_a_fixity_check_after_a_timeout(mocked, storage):
+    # A GET that acts: the service records each check, so a retry would check twice.
+    mocked.get(f"{PACKAGE_URL}check_fixity/", body=requests.ReadTimeout("read timed out"))
+
+    with pytest.raises(StorageUnavailable, match="timed out"):
+        storage.check_fixity(PACKAGE_UUID)
+
+    assert len(mocked.calls) == 1
+
+
 def test_it_does_not_retry_a_get_after_a_500(mocked, workflow):
     mocked.get(WAITING_URL, status=500, body="<html>Server Error</html>", content_type="text/html")
 
