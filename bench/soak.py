@@ -180,6 +180,34 @@ class Feeder(threading.Thread):
             self.stop.wait(self.every)
 
 
+def tree_cpu(root: int) -> dict[str, float]:
+    """CPU seconds used so far by the processes under `root`, by role (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    wanted, queue = set(), [root]
+    while queue:
+        pid = queue.pop()
+        wanted.add(pid)
+        queue += [child for child, parent in parents.items() if parent == pid]
+    tick = os.sysconf("SC_CLK_TCK")
+    used: Counter[str] = Counter()
+    for pid in wanted:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        role = next((r for r in ("gunicorn", "worker", "beat") if r in command), "other")
+        used[role] += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return dict(used)
+
+
 def wait_until_up(url: str, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -283,9 +311,13 @@ def convergence(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.support import simulator_process
     from tests.support.postgres_server import postgres_server
     from tests.support.redis_server import redis_server
     from tests.support.simulator_process import SimulatorProcess
+
+    # Seeding takes longer than the tests' usual 20 s when the machine is busy.
+    simulator_process.START_TIMEOUT_SECONDS = 120.0
 
     workdir = tempfile.mkdtemp(prefix="lookout-soak-")
     port = free_port()
@@ -332,7 +364,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )  # fmt: skip
         feeder = Feeder(sim, every=args.feed_every)
         try:
-            wait_until_up(url, 60)
+            wait_until_up(url, 240)
             # Give the pollers a first round before anyone looks, as after any start.
             time.sleep(args.poll * 2)
             control(sim, "faults", faults)
@@ -340,6 +372,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             prefix = f"{workdir}/locust"
             out = f"{workdir}/locust-out.json"
             started = time.monotonic()
+            cpu_before = tree_cpu(stack.pid)
             subprocess.run(
                 [
                     sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless",
@@ -352,6 +385,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 check=False, timeout=args.seconds + 300, stdout=subprocess.DEVNULL,
             )  # fmt: skip
             ran = time.monotonic() - started
+            cpu_after = tree_cpu(stack.pid)
             feeder.stop.set()
             control(sim, "faults", {name: 0.0 for name in faults})
             # Two poll intervals after the faults stop, plus the hang of a last time-out.
@@ -377,6 +411,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ]
     latency = read_latency(prefix)
     loads = feeder.loads or [os.getloadavg()[0]]
+    requests = sum(row["requests"] for row in latency.values())
+    cpu = {role: cpu_after.get(role, 0.0) - cpu_before.get(role, 0.0) for role in cpu_after}
     return {
         "command": " ".join(["bench/soak.py", *sys.argv[1:]]),
         "date": datetime.now().strftime("%Y-%m-%d %H:%M"),
@@ -392,6 +428,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "max": max(loads),
         },
         "latency": latency,
+        "requests_per_second": requests / max(ran, 1),
+        # CPU seconds over the run by role, and the web server's per request.
+        "cpu_seconds": cpu,
+        "web_cpu_ms_per_request": 1000 * cpu.get("gunicorn", 0.0) / max(requests, 1),
         "server_errors": locust["server_error_count"],
         "server_error_samples": locust["server_errors"][:5],
         "stack_5xx_lines": stack_errors[:5],
@@ -443,7 +483,14 @@ def render(report: dict[str, Any], checks: dict[str, bool]) -> str:
             f"| {name} | {row['requests']} | {row['p50']:.0f} | {row['p95']:.0f} | "
             f"{row['p99']:.0f} | {row['max']:.0f} |"
         )
+    cpu = report["cpu_seconds"]
     lines += [
+        "",
+        f"Throughput {report['requests_per_second']:.1f} requests/s. CPU over the run: "
+        f"web (gunicorn) {cpu.get('gunicorn', 0):.0f} s, "
+        f"{report['web_cpu_ms_per_request']:.0f} ms per request; Celery worker "
+        f"{cpu.get('worker', 0):.0f} s; beat {cpu.get('beat', 0):.0f} s "
+        f"(of {2 * report['seconds']} core-seconds the machine has).",
         "",
         f"5xx answers: {report['server_errors']}. Transfers fed for approval: "
         f"{report['transfers_fed']}. Confirmed forms: {actions['forms']} "
@@ -454,8 +501,9 @@ def render(report: dict[str, Any], checks: dict[str, bool]) -> str:
         f"reported as refused but done {len(actions['misreported'])}, "
         f"done while Lookout said it could not know {actions['unconfirmed']}, "
         f"without an audit row {len(actions['unrecorded'])}, "
-        f"upstream without a form {len(actions['stray'])}. Convergence "
-        f"{2 * report['poll_interval']} s after the faults stopped: "
+        f"upstream without a form {len(actions['stray'])}. Convergence two poll "
+        f"intervals ({2 * report['poll_interval']} s, plus {HANG_SECONDS:g} s for a last "
+        f"hanging request) after the faults stopped: "
         f"{report['convergence']['units'] - len(report['convergence']['behind'])} of "
         f"{report['convergence']['units']} units Lookout knows as the service says "
         f"(never seen by Lookout, as the service's lists never name them: "

@@ -8,8 +8,9 @@ Not run on its own: `bench/soak.py` starts Lookout, writes the sessions file thi
 - Wall screens exchange the wall link's token for the wall cookie once, then refresh
   the wall every `LOOKOUT_WALL_REFRESH_SECONDS`.
 - Admins approve transfers that wait for approval and ask for fixity checks of AIPs,
-  each through the confirmation form and its one-time key; one form in four is
-  submitted twice (a double click), which must still make one upstream call.
+  each through the confirmation form and its one-time key; every fourth form (the
+  first included) is submitted twice (a double click), which must still make one
+  upstream call.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ submitted: list[dict[str, Any]] = []  # one per confirmed form
 unit_uuids: list[str] = []
 claimed: set[str] = set()  # targets an admin has acted on: each is acted on once
 _admin_numbers = itertools.count()
+_form_numbers = itertools.count()  # every fourth form, the first included, is sent twice
 
 
 class _FormReader(HTMLParser):
@@ -198,7 +200,7 @@ class Admin(HttpUser):
         fields["csrfmiddlewaretoken"] = self.client.cookies.get("csrftoken", "") or fields.get(
             "csrfmiddlewaretoken", ""
         )
-        posts = 2 if random.random() < 0.25 else 1
+        posts = 2 if next(_form_numbers) % 4 == 0 else 1
         answers = []
         for _ in range(posts):
             with self.client.post(
