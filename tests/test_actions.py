@@ -247,6 +247,7 @@ def test_an_accepted_request_whose_answer_cannot_be_read_is_not_called_refused(o
         "the body is not valid JSON",
         status=200,
         service="workflow",
+        unreadable=True,
     )
 
     result = _perform_raising(operator, unreadable, key="m" * 32)

@@ -76,6 +76,7 @@ class UpstreamError(Exception):
         status: int | None = None,
         body: str = "",
         upstream_message: str | None = None,
+        unreadable: bool = False,
     ) -> None:
         # Redact again here so that an error built anywhere cannot carry a key.
         message = redact(message)
@@ -87,6 +88,14 @@ class UpstreamError(Exception):
         # Redact before cutting, so a key across the cut cannot leave a readable half.
         self.body = redact(body)[:BODY_LIMIT]
         self.upstream_message = redact(upstream_message) if upstream_message else None
+        # The answer did not parse (set by the client's malformed-answer check only).
+        self.unreadable = unreadable
+
+    @property
+    def accepted(self) -> bool:
+        """The service answered 2xx, so it took the request (and may have acted), but the
+        answer could not be read. Not a refusal: a 2xx saying `error: true` is one."""
+        return self.unreadable and self.status is not None and 200 <= self.status < 300
 
 
 class UpstreamUnavailable(UpstreamError):
@@ -615,6 +624,7 @@ class ApiClient:
             url=shown_url,
             status=response.status_code,
             body=self._redact(body_text(response)),
+            unreadable=True,
         )
 
     def _decode_json(self, response: requests.Response, method: str) -> Any:

@@ -185,11 +185,6 @@ def _timed_out(exc: UpstreamError) -> bool:
     return isinstance(exc, UpstreamUnavailable) and " timed out " in exc.message
 
 
-def _accepted_but_unreadable(exc: UpstreamError) -> bool:
-    """A 2xx answer whose body did not parse (the client's malformed-answer error)."""
-    return exc.status is not None and 200 <= exc.status < 300
-
-
 def _failure(exc: UpstreamError) -> tuple[str, str]:
     """The outcome and the message to show for an upstream error."""
     if _timed_out(exc):
@@ -204,7 +199,7 @@ def _failure(exc: UpstreamError) -> tuple[str, str]:
             f"The {exc.service} service did not accept Lookout's credentials or settings: "
             f"{exc.upstream_message or exc.message}"
         )
-    if _accepted_but_unreadable(exc):
+    if exc.accepted:
         # Not a refusal: the service took the request, so it may well have acted, and
         # reporting "refused" would invite a second, doubled, try.
         return Outcome.FAILED, (

@@ -770,7 +770,7 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         result = client.check_fixity(str(check.package_uuid))
     except StorageError as exc:
         reason = _readable(exc)
-        if exc.status is not None and 200 <= exc.status < 300:
+        if exc.accepted:
             # The service ran it (so it is not to be asked again) but said nothing legible.
             reason = (
                 f"the storage service ran the check (HTTP {exc.status}) but its answer "

@@ -283,6 +283,25 @@ def test_it_raises_response_error_for_truncated_json(mocked, workflow):
         workflow.list_waiting()
 
 
+def test_a_garbled_answer_to_an_approval_says_it_was_accepted(mocked, workflow):
+    # 200 and a body cut short: the service took the request, whatever it then said.
+    mocked.post(APPROVE_URL, body='{"message": "Approval succ', content_type="application/json")
+
+    with pytest.raises(WorkflowResponseError) as caught:
+        workflow.approve_transfer(directory="t1")
+
+    assert caught.value.accepted and caught.value.status == 200
+
+
+def test_a_200_that_says_error_is_a_refusal_not_an_accepted_request(mocked, workflow):
+    mocked.post(APPROVE_URL, json={"error": True, "message": "Unable to start the transfer."})
+
+    with pytest.raises(WorkflowResponseError) as caught:
+        workflow.approve_transfer(directory="t1")
+
+    assert not caught.value.accepted
+
+
 # --- redaction
 
 

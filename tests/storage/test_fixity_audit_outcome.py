@@ -64,6 +64,7 @@ def test_a_check_whose_answer_cannot_be_read_says_it_ran_with_no_known_result(
         "storage service sent a malformed answer (GET ...): the body is not valid JSON",
         status=200,
         service="storage",
+        unreadable=True,
     )
 
     tasks.check_package_fixity.run(FixityCheck.objects.get().pk)
