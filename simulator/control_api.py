@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simulator.units import NoJobsYet
 from simulator.wsgi import Request, Response, Router, json_response
 
 
@@ -59,6 +60,27 @@ def add_control_routes(router: Router, sim: Any) -> None:
                 return _error(str(exc))
         return json_response(sim.faults.as_dict())
 
+    def actions(request: Request) -> Response:
+        """Every operation a client asked for that took effect: action, target, time."""
+        with sim.lock:
+            return json_response({"actions": list(sim.actions)})
+
+    def units(request: Request) -> Response:
+        """The status of every unit the workflow service lists, as its status calls say."""
+        now = sim.sync()
+        with sim.lock:
+            seconds = sim.workflow.seconds(now)
+            listed = []
+            for unit in sim.workflow.visible_units():
+                try:
+                    status = unit.status(seconds)["status"]
+                except NoJobsYet:
+                    continue
+                listed.append({"uuid": unit.uuid, "kind": unit.kind, "status": status})
+        return json_response({"now": now.isoformat(timespec="seconds"), "units": listed})
+
     router.add("/_simulator/state/?", {"GET": state})
+    router.add("/_simulator/actions/?", {"GET": actions})
+    router.add("/_simulator/units/?", {"GET": units})
     router.add("/_simulator/advance/?", {"POST": advance})
     router.add("/_simulator/faults/?", {"GET": faults, "POST": faults})

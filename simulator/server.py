@@ -43,11 +43,20 @@ class Simulation:
             timeout_seconds=config.timeout_seconds,
             latency_ms=config.latency_ms,
         )
+        # Every operation a client asked for that took effect, in order: the soak checks
+        # from these that each action Lookout sent happened exactly once.
+        self.actions: list[dict[str, str]] = []
         # Storage first: the workflow side reads its pipeline and sources.
         self.storage = StorageState(self)
         self.storage.seed(packages=config.packages)
         self.workflow = WorkflowState(self)
         self.workflow.seed(units=config.units)
+
+    def record_action(self, action: str, target: str) -> None:
+        """Note an operation that took effect (the caller holds `lock`)."""
+        self.actions.append(
+            {"action": action, "target": target, "at": self.clock.now().isoformat()}
+        )
 
     def sync(self) -> datetime:
         """Materialise every state change due by now; returns that now."""

@@ -1211,6 +1211,10 @@ class StorageState:
             at=self.now(),
         )
         self.set_status(package, DEL_REQ if kind == DELETE_REQUEST else RECOVER_REQ)
+        self.sim.record_action(
+            "package_deletion_request" if kind == DELETE_REQUEST else "package_recovery_request",
+            package.uuid,
+        )
         return request
 
     def check_fixity(self, package: Package, *, force_local: bool) -> dict[str, Any]:
@@ -1264,6 +1268,7 @@ class StorageState:
             store_checked = checked_at - timedelta(hours=6)
             result["timestamp"] = _iso(self.server_time(store_checked))
         package.fixity_checks.append(FixityCheck(checked_at, result["success"], result["message"]))
+        self.sim.record_action("package_fixity_check", package.uuid)
         return result
 
     def start_reingest(self, package: Package, pipeline: Pipeline, reingest_type: str) -> None:
@@ -1272,6 +1277,7 @@ class StorageState:
             package.uuid, pipeline.uuid, reingest_type, reingest_sends(reingest_type)
         )
         self.reingests.append(record)
+        self.sim.record_action("package_reingest", package.uuid)
 
     def is_reingesting(self, package: Package) -> bool:
         return bool(package.misc_attributes.get("reingest_pipeline"))
@@ -1281,6 +1287,7 @@ class StorageState:
         self.set_status(package, MOVING)
         due = self.now() + timedelta(seconds=MOVE_DELAY_SECONDS)
         self.moves.append(PendingMove(package, destination, due))
+        self.sim.record_action("package_move", package.uuid)
 
     def finish_due_moves(self) -> None:
         now = self.now()

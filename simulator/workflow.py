@@ -519,6 +519,7 @@ class WorkflowState:
                 and unit.step_status(0, t) == "USER_INPUT"
             ):
                 self._set_anchor(unit, t)
+                self.sim.record_action("transfer_approve", unit.uuid)
                 return unit
         return None
 

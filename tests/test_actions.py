@@ -209,27 +209,52 @@ def test_action_perform_records_a_call_that_says_it_is_not_possible(operator):
     assert result.message == "The package is already being deleted."
 
 
-def test_action_perform_uses_the_upstream_message_of_a_refusal(operator):
-    def call() -> UpstreamAnswer:
-        raise WorkflowResponseError(
-            "workflow service answered POST with 400",
-            status=400,
-            service="workflow",
-            upstream_message='"uuid" is required.',
-        )
+def _perform_raising(user, error: Exception, *, key: str):
+    """An approval whose upstream call raises `error`."""
 
-    result = action_perform(
-        user=operator,
+    def call() -> UpstreamAnswer:
+        raise error
+
+    return action_perform(
+        user=user,
         permission="dashboard.approve_transfer",
-        action="reingest_approve",
-        idempotency_key="w" * 32,
-        target_kind="sip",
+        action="transfer_approve",
+        idempotency_key=key,
+        target_kind="transfer",
         target="x",
         call=call,
     )
 
+
+def test_action_perform_uses_the_upstream_message_of_a_refusal(operator):
+    refusal = WorkflowResponseError(
+        "workflow service answered POST with 400",
+        status=400,
+        service="workflow",
+        upstream_message='"uuid" is required.',
+    )
+
+    result = _perform_raising(operator, refusal, key="w" * 32)
+
     assert (result.entry.outcome, result.entry.upstream_status) == ("refused", 400)
     assert result.message == '"uuid" is required.'
+
+
+def test_an_accepted_request_whose_answer_cannot_be_read_is_not_called_refused(operator):
+    # The service took it (200) and may have acted: "refused" would invite a doubled retry.
+    unreadable = WorkflowResponseError(
+        "workflow service sent a malformed answer (POST /api/transfer/approve/): "
+        "the body is not valid JSON",
+        status=200,
+        service="workflow",
+        unreadable=True,
+    )
+
+    result = _perform_raising(operator, unreadable, key="m" * 32)
+
+    assert (result.entry.outcome, result.entry.upstream_status) == ("failed", 200)
+    assert "accepted the request (HTTP 200)" in result.message
+    assert "whether it acted is not known" in result.message
 
 
 def test_two_requests_at_once_for_one_transfer_make_one_upstream_call(fake, polls, operator):
@@ -274,21 +299,12 @@ def test_an_action_left_pending_by_a_dead_request_does_not_block_it_for_ever(fak
 def test_action_perform_records_a_timeout_as_timed_out(operator):
     from dashboard.clients.workflow import WorkflowUnavailable
 
-    def call() -> UpstreamAnswer:
-        raise WorkflowUnavailable(
-            "workflow service timed out (POST /api/transfer/approve): read timeout",
-            service="workflow",
-        )
-
-    result = action_perform(
-        user=operator,
-        permission="dashboard.approve_transfer",
-        action="transfer_approve",
-        idempotency_key="t" * 32,
-        target_kind="transfer",
-        target="x",
-        call=call,
+    timeout = WorkflowUnavailable(
+        "workflow service timed out (POST /api/transfer/approve): read timeout",
+        service="workflow",
     )
+
+    result = _perform_raising(operator, timeout, key="t" * 32)
 
     assert result.entry.outcome == "timed_out"
     assert "did not answer in time" in result.message

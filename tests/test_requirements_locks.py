@@ -33,6 +33,7 @@ TEST_TOOLS = {
     "import-linter",
     "pip-tools",
     "hypothesis",
+    "locust",
 }
 PIN = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>\S+)")
 

@@ -78,6 +78,7 @@ class UpstreamError(Exception):
         status: int | None = None,
         body: str = "",
         upstream_message: str | None = None,
+        unreadable: bool = False,
     ) -> None:
         # Redact again here so that an error built anywhere cannot carry a key.
         message = redact(message)
@@ -89,6 +90,14 @@ class UpstreamError(Exception):
         # Redact before cutting, so a key across the cut cannot leave a readable half.
         self.body = redact(body)[:BODY_LIMIT]
         self.upstream_message = redact(upstream_message) if upstream_message else None
+        # The answer did not parse (set by the client's malformed-answer check only).
+        self.unreadable = unreadable
+
+    @property
+    def accepted(self) -> bool:
+        """The service answered 2xx, so it took the request (and may have acted), but the
+        answer could not be read. Not a refusal: a 2xx saying `error: true` is one."""
+        return self.unreadable and self.status is not None and 200 <= self.status < 300
 
 
 class UpstreamUnavailable(UpstreamError):
@@ -507,10 +516,12 @@ class ApiClient:
         accept: str = "application/json",
         auth: bool = True,
         stream: bool = False,
+        once: bool = False,
     ) -> requests.Response:
-        """Send one request, retrying idempotent GETs; never raises a `requests` error."""
+        """Send one request, retrying idempotent GETs (not a GET that acts, `once`); never
+        raises a `requests` error."""
         shown_url = self._redact(self._full_url(url, params))
-        tries = self.retries if method == "GET" else 1
+        tries = self.retries if method == "GET" and not once else 1
         for attempt in range(1, tries + 1):
             started = time.monotonic()
             try:
@@ -668,6 +679,7 @@ class ApiClient:
             url=shown_url,
             status=response.status_code,
             body=self._redact(body_text(response)),
+            unreadable=True,
         )
 
     def _decode_json(self, response: requests.Response, method: str) -> Any:

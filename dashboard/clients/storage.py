@@ -604,8 +604,10 @@ class StorageClient(ApiClient):
 
     # --- small helpers
 
-    def _get_one(self, path: str, parse: Callable[[Any], T], params: Any = None) -> T:
-        response = self._request("GET", self._url(path), params=params)
+    def _get_one(
+        self, path: str, parse: Callable[[Any], T], params: Any = None, *, once: bool = False
+    ) -> T:
+        response = self._request("GET", self._url(path), params=params, once=once)
         return self._parse(parse, self._decode_json(response, "GET"), response, "GET")
 
     def _post_json(self, path: str, body: Mapping[str, Any], parse: Callable[[Any], T]) -> T:
@@ -718,10 +720,17 @@ class StorageClient(ApiClient):
         return response_text(response)
 
     def check_fixity(self, uuid: str, *, force_local: bool = False) -> FixityResult:
-        """Run a fixity check. A failed check is a result (success=False), not an error."""
+        """Run a fixity check. A failed check is a result (success=False), not an error.
+
+        A GET, but it acts (the service records each check), so it is sent once: a retry
+        after a time-out would check, and record, the package twice.
+        """
         params = {"force_local": "true"} if force_local else None
         return self._get_one(
-            f"/api/v2/file/{_resource_uuid(uuid)}/check_fixity/", FixityResult.from_api, params
+            f"/api/v2/file/{_resource_uuid(uuid)}/check_fixity/",
+            FixityResult.from_api,
+            params,
+            once=True,
         )
 
     def get_package_contents(self, uuid: str) -> PackageContents:

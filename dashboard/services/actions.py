@@ -200,6 +200,13 @@ def _failure(exc: UpstreamError) -> tuple[str, str]:
             f"The {exc.service} service did not accept Lookout's credentials or settings: "
             f"{exc.upstream_message or exc.message}"
         )
+    if exc.accepted:
+        # Not a refusal: the service took the request, so it may well have acted, and
+        # reporting "refused" would invite a second, doubled, try.
+        return Outcome.FAILED, (
+            f"The {exc.service} service accepted the request (HTTP {exc.status}) but its "
+            f"answer could not be read, so whether it acted is not known: {exc.message}"
+        )
     # The service answered and said no: its own words are what the user needs.
     return Outcome.REFUSED, exc.upstream_message or exc.message
 

@@ -1,14 +1,15 @@
 """How often to look at a unit again: the adaptive part of the poller.
 
-Units that are moving are polled every cycle; a unit waiting for a person, or one
-that has not changed for a long time, is looked at less often; a finished unit never.
+Units that are moving, or whose status has not been read yet, are polled every cycle; a
+unit waiting for a person, or one that has not changed for a long time, is looked at less
+often; a finished unit never.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from dashboard.models import Unit
+from dashboard.models import PENDING, UNKNOWN, Unit
 
 WAITING_INTERVAL = timedelta(seconds=60)
 QUIET_AFTER = timedelta(minutes=10)
@@ -20,6 +21,10 @@ DORMANT_INTERVAL = timedelta(minutes=5)
 def next_poll_at(unit: Unit, *, now: datetime, base: timedelta) -> datetime | None:
     if unit.finished or unit.hidden:
         return None
+    if unit.status in (UNKNOWN, PENDING):
+        # Never read yet (the first answer was lost or not ready): whatever the lists say
+        # it waits for, its status is not known, so ask again next cycle.
+        return now + base * 0.9
     if unit.awaiting_decision or unit.awaiting_approval:
         return now + max(base, WAITING_INTERVAL)
     unchanged_for = now - unit.updated_at

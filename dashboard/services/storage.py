@@ -740,7 +740,7 @@ def _fixity_audit_outcome(check: FixityCheck, *, timed_out: bool = False) -> Non
     if timed_out:
         outcome, message = Outcome.TIMED_OUT, f"Fixity check timed out: {check.error}"
     elif check.error:
-        outcome, message = Outcome.FAILED, f"Fixity check not done: {check.error}"
+        outcome, message = Outcome.FAILED, f"Fixity check without a result: {check.error}"
     elif check.success:
         outcome, message = Outcome.DONE, f"Fixity check passed. {check.message}".strip()
     elif check.success is False:
@@ -769,7 +769,14 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         client = client or get_storage_client()
         result = client.check_fixity(str(check.package_uuid))
     except StorageError as exc:
-        check.error = _readable(exc)[:2000]
+        reason = _readable(exc)
+        if exc.accepted:
+            # The service ran it (so it is not to be asked again) but said nothing legible.
+            reason = (
+                f"the storage service ran the check (HTTP {exc.status}) but its answer "
+                f"could not be read, so its result is not known: {reason}"
+            )
+        check.error = reason[:2000]
         check.checked_at = timezone.now()
     else:
         check.success = result.success

@@ -210,6 +210,16 @@ def test_it_never_retries_a_post_after_a_timeout(mocked, workflow):
     assert len(mocked.calls) == 1
 
 
+def test_it_never_retries_a_fixity_check_after_a_timeout(mocked, storage):
+    # A GET that acts: the service records each check, so a retry would check twice.
+    mocked.get(f"{PACKAGE_URL}check_fixity/", body=requests.ReadTimeout("read timed out"))
+
+    with pytest.raises(StorageUnavailable, match="timed out"):
+        storage.check_fixity(PACKAGE_UUID)
+
+    assert len(mocked.calls) == 1
+
+
 def test_it_does_not_retry_a_get_after_a_500(mocked, workflow):
     mocked.get(WAITING_URL, status=500, body="<html>Server Error</html>", content_type="text/html")
 
@@ -299,6 +309,25 @@ def test_it_raises_response_error_for_truncated_json(mocked, workflow):
 
     with pytest.raises(WorkflowResponseError, match="not valid JSON"):
         workflow.list_waiting()
+
+
+def test_a_garbled_answer_to_an_approval_says_it_was_accepted(mocked, workflow):
+    # 200 and a body cut short: the service took the request, whatever it then said.
+    mocked.post(APPROVE_URL, body='{"message": "Approval succ', content_type="application/json")
+
+    with pytest.raises(WorkflowResponseError) as caught:
+        workflow.approve_transfer(directory="t1")
+
+    assert caught.value.accepted and caught.value.status == 200
+
+
+def test_a_200_that_says_error_is_a_refusal_not_an_accepted_request(mocked, workflow):
+    mocked.post(APPROVE_URL, json={"error": True, "message": "Unable to start the transfer."})
+
+    with pytest.raises(WorkflowResponseError) as caught:
+        workflow.approve_transfer(directory="t1")
+
+    assert not caught.value.accepted
 
 
 # --- redaction

@@ -141,6 +141,23 @@ def test_a_unit_waiting_for_a_decision_is_polled_less_often_than_a_moving_one(pi
     assert polled == {uuid_for(2)}
 
 
+def test_a_waiting_unit_whose_status_was_never_read_is_asked_again_next_cycle(pipeline, client):
+    # Found in the soak: a first status read lost to a fault left a transfer awaiting
+    # approval "unknown" for the waiting interval (60 s), far beyond two poll intervals.
+    waiting = client.add(
+        FakeUnit(uuid_for(1), status=UnitStatusValue.USER_INPUT, awaiting_approval=True)
+    )
+    waiting.malformed = True
+    now = timezone.now()
+    poll(pipeline, client, now)
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "UNKNOWN"
+    waiting.malformed = False
+
+    poll(pipeline, client, now + timedelta(seconds=10))
+
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
+
+
 def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
     pipeline, client, caplog
 ):

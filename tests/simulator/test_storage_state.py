@@ -22,6 +22,7 @@ def make_state(*, seed: int = 1, packages: int = 400, **config: object) -> Stora
         config=SimpleNamespace(seed=seed, host="127.0.0.1", **config),
         clock=SimClock(1.0, START),
         lock=threading.RLock(),
+        record_action=lambda action, target: None,
     )
     state = StorageState(sim)
     state.seed(packages=packages)

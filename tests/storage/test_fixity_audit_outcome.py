@@ -6,7 +6,7 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
 from dashboard import tasks
-from dashboard.clients.storage import FixityResult
+from dashboard.clients.storage import FixityResult, StorageResponseError
 from dashboard.models import AuditEntry, FixityCheck
 from dashboard.services import storage as storage_services
 from tests.storage.test_storage_actions import AIP, _messages, _submit
@@ -54,6 +54,26 @@ def test_a_check_while_the_service_is_down_is_a_failed_outcome(client, polled, o
     tasks.check_package_fixity.run(FixityCheck.objects.get().pk)
     entry.refresh_from_db()
     assert entry.outcome == "failed" and "could not connect" in entry.upstream_message
+
+
+def test_a_check_whose_answer_cannot_be_read_says_it_ran_with_no_known_result(
+    client, polled, operator
+):
+    entry = _queued(client, operator)
+    polled.failures["check_fixity"] = StorageResponseError(
+        "storage service sent a malformed answer (GET ...): the body is not valid JSON",
+        status=200,
+        service="storage",
+        unreadable=True,
+    )
+
+    tasks.check_package_fixity.run(FixityCheck.objects.get().pk)
+
+    entry.refresh_from_db()
+    assert entry.outcome == "failed"
+    assert "ran the check (HTTP 200)" in entry.upstream_message
+    assert "its result is not known" in entry.upstream_message
+    assert "not done" not in entry.upstream_message
 
 
 def test_a_check_that_runs_out_of_time_is_a_timed_out_outcome(
