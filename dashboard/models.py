@@ -98,6 +98,9 @@ class Unit(models.Model):
     needs_details = models.BooleanField(default=False)
     # Lookout saw it finish: its jobs are fetched one last time.
     seen_finishing = models.BooleanField(default=False)
+    # Found already finished: its jobs are fetched once, with what a jobs refresh has
+    # left over after the live units, so the analytics learn the history's times.
+    learn_jobs = models.BooleanField(default=False)
     # Someone opened its page: fetch its jobs in the next jobs refresh.
     jobs_requested_at = models.DateTimeField(null=True, blank=True)
 
@@ -131,6 +134,11 @@ class Unit(models.Model):
             ),
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
+            models.Index(
+                fields=["pipeline", "-updated_at"],
+                name="unit_learn_jobs",
+                condition=models.Q(learn_jobs=True),
+            ),
             models.Index(fields=["failed_at"], name="unit_failed_at", condition=VISIBLE),
             models.Index(
                 fields=["status", "-failed_at"], name="unit_status_failed", condition=VISIBLE

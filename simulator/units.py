@@ -47,6 +47,7 @@ class Unit:
     hidden: bool = False
     replaced: bool = False  # a reingest took over this UUID
     ages_out: bool = False  # dropped a while after finishing (demo arrivals on)
+    history: bool = False  # back-dated (`--history-days`): realistic pace and failures
     anchor_version: int = 0
     effects_done: set[int] = field(default_factory=set)
     settled: dict[str, Any] | None = None  # final status, once it can no longer change
