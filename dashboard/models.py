@@ -833,3 +833,56 @@ class UnitTally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of {self.unit_id}"
+
+
+# --- Monthly analytics rollups ---------------------------------------------------------
+# The same figures as StageDuration and FailureCount added up per calendar month (`month`
+# is its first day), written together with the daily rows: a year is read as about twelve
+# rows per group instead of 365, and histograms add up exactly, so a period's medians and
+# 90th percentiles are the same read either way.
+
+
+class MonthlyStageDuration(DurationHistogram):
+    """Time units spent in one microservice group, by the month the group ended."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    month = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "month"], name="monthlystage_pipeline_group_month"
+            )
+        ]
+        indexes = [models.Index(fields=["group", "month", "pipeline"], name="monthlystage_sum")]
+
+    def __str__(self) -> str:
+        return f"{self.group} {self.pipeline} {self.month:%Y-%m}"
+
+
+class MonthlyFailureCount(models.Model):
+    """Runs and failures of a group (job "") or a job, per month."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    job = models.CharField(max_length=255, blank=True)
+    month = models.DateField()
+    runs = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "job", "month"], name="monthlyfailure_key"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["group", "job", "month", "pipeline", "runs", "failures"],
+                name="monthlyfailure_sum",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group}/{self.job} {self.pipeline} {self.month:%Y-%m}"
