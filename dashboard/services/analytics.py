@@ -2,7 +2,7 @@
 
 The pollers call one function each, after they wrote their own rows:
 
-- `unit_jobs_record` when the jobs refresh stored a unit's jobs: the unit's start (once)
+- `units_jobs_record` when the jobs refresh stored units' jobs: each unit's start (once)
   and, once it has finished, the time spent in each microservice group and the runs and
   failures of each group and job (once per unit: `UnitTally` remembers what was added);
 - `workflow_cycle_record` after a workflow poll: the waits for a person that ended in
@@ -342,17 +342,52 @@ def _tally_unit(
     return changed
 
 
-def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
-    """The jobs refresh stored `jobs` (plain data, oldest first) for `unit`."""
-    known = UnitTally.objects.filter(unit=unit).first()
-    if known is not None and known.started and (known.finished or not _finished(unit)):
-        return  # nothing new to add: one query per refreshed unit
+def _has_news(unit: Unit, tally: UnitTally | None) -> bool:
+    return tally is None or not tally.started or (not tally.finished and _finished(unit))
+
+
+def units_jobs_record(
+    *, entries: Sequence[tuple[Unit, Sequence[Mapping[str, Any]]]], time_zone: str
+) -> None:
+    """The jobs refresh stored these units' jobs (plain data, oldest first).
+
+    One query finds what the units already added (in a quiet cycle, all of it); what is
+    new is written in one transaction, with the tallies locked so nothing counts twice.
+    """
+    known = {
+        tally.unit_id: tally
+        for tally in UnitTally.objects.filter(unit_id__in=[unit.pk for unit, _ in entries])
+    }
+    todo = [(unit, jobs) for unit, jobs in entries if _has_news(unit, known.get(unit.pk))]
+    if not todo:
+        return
+    zone = ZoneInfo(time_zone)
     with transaction.atomic():
-        tally, _ = UnitTally.objects.select_for_update().get_or_create(unit=unit)
+        locked = {
+            tally.unit_id: tally
+            for tally in UnitTally.objects.select_for_update().filter(
+                unit_id__in=[unit.pk for unit, _ in todo]
+            )
+        }
         batch = _Batch()
-        if _tally_unit(batch, unit, jobs, ZoneInfo(time_zone), tally):
-            batch.write()
-            tally.save()
+        new: list[UnitTally] = []
+        changed: list[UnitTally] = []
+        for unit, jobs in todo:
+            tally = locked.get(unit.pk)
+            if tally is None:
+                tally = UnitTally(unit=unit)
+                new.append(tally)
+            if _tally_unit(batch, unit, jobs, zone, tally) and tally not in new:
+                changed.append(tally)
+        batch.write()
+        # A tally made meanwhile by another process fails the insert: nothing is counted.
+        UnitTally.objects.bulk_create(new)
+        UnitTally.objects.bulk_update(changed, ["started", "finished"])
+
+
+def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
+    """`units_jobs_record` for one unit."""
+    units_jobs_record(entries=[(unit, jobs)], time_zone=time_zone)
 
 
 def _watching(pipeline: str, since: datetime) -> None:

@@ -740,18 +740,16 @@ def jobs_refresh(
         return PollSummary(service=service, ok=False, error=redact_secrets(str(exc)))
     results = _parallel(lambda unit: client.list_jobs(unit.uuid, detailed=True), wanted)
     failed = 0
+    stored: list[tuple[Unit, Any]] = []
     for unit, result in results:
         if isinstance(result, Exception):
             failed += 1
             log.warning("jobs of %s not refreshed: %s", unit.uuid, result)
             continue
+        jobs = plain(list(result))
         UnitJobs.objects.update_or_create(
             unit=unit,
-            defaults={
-                "fetched_at": now,
-                "unit_updated_at": unit.updated_at,
-                "jobs": plain(list(result)),
-            },
+            defaults={"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": jobs},
         )
         Unit.objects.filter(pk=unit.pk).update(
             jobs_requested_at=None,
@@ -759,7 +757,8 @@ def jobs_refresh(
             learn_jobs=False,
             **_times_from_jobs(unit, list(result), pipeline.time_zone),
         )
-        analytics.unit_jobs_record(unit=unit, jobs=plain(result), time_zone=pipeline.time_zone)
+        stored.append((unit, jobs))
+    analytics.units_jobs_record(entries=stored, time_zone=pipeline.time_zone)
     return PollSummary(
         service=service,
         ok=not wanted or failed < len(wanted),
