@@ -1,14 +1,17 @@
 """Benchmark: the analytics page and API at 100,000 finished units, 1,000,000 changes.
 
     .venv/bin/python bench/analytics.py --units 100000 --changes 1000000
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/test .venv/bin/python bench/analytics.py
 
 Bulk-creates finished units spread over a year and the status history, plus stored jobs
 for `--with-jobs` of them spread over every day (so every rollup row a year can hold
 exists: each workflow group, each job, each day), builds the rollups with the back-fill
 command, then times the page and the API for every period (p95 of `--runs` requests),
-and one workflow poll cycle and one jobs refresh with and without the rollup update.
+and poll cycles with and without the rollup update: against the in-process fake client
+(no network), and against the simulator over HTTP (`--http-cycles`, 0 skips it).
 Targets: p95 at most 150 ms for any period; the rollup update adds at most 5 % to a
-poll cycle.
+poll cycle. SQLite in a temporary folder, or, when DATABASE_URL names a PostgreSQL
+server, a scratch database on it that is dropped at the end.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def configure_django(workdir: str) -> None:
+def configure_django(workdir: str, database_url: str) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     os.environ["LOOKOUT_VAR_DIR"] = workdir
-    os.environ["DATABASE_URL"] = f"sqlite:///{workdir}/bench.sqlite3"
+    os.environ["DATABASE_URL"] = database_url
     os.environ.pop("REDIS_URL", None)
     import django
     from django.conf import settings
@@ -218,13 +221,103 @@ def time_poll(active: int, cycles: int) -> dict[str, float]:
         else:
             with (
                 mock.patch.object(analytics, "workflow_cycle_record"),
-                mock.patch.object(analytics, "unit_jobs_record"),
+                mock.patch.object(analytics, "units_jobs_record"),
             ):
                 without.append(cycle(step))
     return {
         "with": statistics.median(with_rollups) * 1000,
         "without": statistics.median(without) * 1000,
     }
+
+
+class _HookTimer:
+    """Wraps the rollup hooks to add up the time spent inside them."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def wrap(self, hook):
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return hook(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        return timed
+
+
+def time_poll_http(cycles: int, active_per_hour: float) -> dict[str, float]:
+    """Poll cycles (workflow poll + jobs refresh) against the simulator over HTTP, the
+    simulated pipeline busy with arrivals; odd cycles with the rollup hooks, even ones
+    without. Also the time spent inside the hooks, as a share of the cycles with them."""
+    from unittest import mock
+
+    from django.conf import settings
+
+    from dashboard.lib.pipelines import pipeline_list
+    from dashboard.services import analytics
+    from dashboard.services import units as unit_services
+    from tests.support.simulator_process import SimulatorProcess
+
+    with SimulatorProcess(
+        units=200,
+        packages=0,
+        seed=3,
+        speed=10,
+        arrivals_per_hour=active_per_hour,
+        arrival_burst=20,
+        history_days=1,
+        history_per_day=300,
+    ) as sim:
+        settings.LOOKOUT_PIPELINES = [
+            {"slug": "sim", "name": "Simulator", "url": sim.workflow_url, "user": sim.user,
+             "key": sim.key}
+        ]  # fmt: skip
+        pipeline = pipeline_list()[0]
+
+        def cycle() -> float:
+            started = time.perf_counter()
+            unit_services.workflow_poll(pipeline=pipeline)
+            unit_services.jobs_refresh(pipeline=pipeline)
+            return time.perf_counter() - started
+
+        # A first start learns the history (200 details and 50 jobs a cycle); measure after.
+        for _ in range(12):
+            cycle()
+        timer = _HookTimer()
+        with_rollups, without = [], []
+        for step in range(cycles * 2):
+            time.sleep(1)  # ten simulated seconds: units move on
+            if step % 2 == 0:
+                with (
+                    mock.patch.object(
+                        analytics, "workflow_cycle_record",
+                        timer.wrap(analytics.workflow_cycle_record),
+                    ),
+                    mock.patch.object(
+                        analytics, "units_jobs_record", timer.wrap(analytics.units_jobs_record)
+                    ),
+                ):  # fmt: skip
+                    with_rollups.append(cycle())
+            else:
+                with (
+                    mock.patch.object(analytics, "workflow_cycle_record"),
+                    mock.patch.object(analytics, "units_jobs_record"),
+                ):
+                    without.append(cycle())
+        from dashboard.models import Unit
+
+        active = Unit.objects.filter(pipeline="sim").exclude(
+            status__in=("COMPLETE", "FAILED", "REJECTED")
+        )
+        return {
+            "with": statistics.median(with_rollups) * 1000,
+            "without": statistics.median(without) * 1000,
+            "hooks_share": timer.seconds / sum(with_rollups) * 100,
+            "units": Unit.objects.filter(pipeline="sim").count(),
+            "active": active.count(),
+        }
 
 
 def main() -> None:
@@ -235,9 +328,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--active", type=int, default=1000)
     parser.add_argument("--cycles", type=int, default=5)
+    parser.add_argument("--http-cycles", type=int, default=10)
+    parser.add_argument("--http-arrivals-per-hour", type=float, default=1200)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as workdir:
-        configure_django(workdir)
+    from tests.support.databases import scratch_database
+
+    with tempfile.TemporaryDirectory() as workdir, scratch_database(Path(workdir), "bench") as url:
+        configure_django(workdir, url)
+        from django.db import connection
+
+        print(f"database: {connection.vendor}", flush=True)
         started = time.perf_counter()
         seed(args.units, args.changes, args.with_jobs)
         print(f"seeded in {time.perf_counter() - started:.1f} s", flush=True)
@@ -261,6 +361,19 @@ def main() -> None:
             f"{poll['without']:.0f} ms without rollups, {poll['with']:.0f} ms with "
             f"({overhead:+.1f} %)"
         )
+        if args.http_cycles:
+            http = time_poll_http(args.http_cycles, args.http_arrivals_per_hour)
+            overhead = (http["with"] - http["without"]) / http["without"] * 100
+            print(
+                f"poll cycle against the simulator over HTTP ({http['units']} units known, "
+                f"{http['active']} active at the end, workflow poll + jobs refresh): "
+                f"{http['without']:.0f} ms without rollups, {http['with']:.0f} ms with "
+                f"({overhead:+.1f} %); time inside the rollup hooks: "
+                f"{http['hooks_share']:.1f} % of the cycles with them"
+            )
+        from django.db import connections
+
+        connections.close_all()  # so the scratch PostgreSQL database can be dropped
 
 
 if __name__ == "__main__":

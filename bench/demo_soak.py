@@ -3,7 +3,8 @@
     .venv/bin/python bench/demo_soak.py --sim-hours 48 --sample-minutes 5
 
 Builds the simulator in this process with `make run`'s settings (60 seeded units, 300
-packages, 30 arrivals an hour with bursts of 5, finished units aging out after an hour),
+packages, 28 days of back-dated history, 30 arrivals an hour with bursts of 5, finished
+units aging out after an hour),
 freezes its clock and moves it on --sample-minutes at a time. At every sample it reads
 what the services would list: moving units (status PROCESSING), units waiting (awaiting
 approval or a decision, USER_INPUT), units and packages held, and the process RSS.
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dashboard.management.commands.run_stack import (  # noqa: E402
     DEMO_ARRIVAL_BURST,
     DEMO_ARRIVALS_PER_HOUR,
+    DEMO_HISTORY_DAYS,
 )
 from simulator.config import SimulatorConfig  # noqa: E402
 from simulator.server import Simulation  # noqa: E402
@@ -46,6 +48,7 @@ def main() -> int:
     parser.add_argument("--sample-minutes", type=float, default=5)
     parser.add_argument("--arrivals-per-hour", type=float, default=DEMO_ARRIVALS_PER_HOUR)
     parser.add_argument("--arrival-burst", type=int, default=DEMO_ARRIVAL_BURST)
+    parser.add_argument("--history-days", type=float, default=DEMO_HISTORY_DAYS)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
@@ -57,6 +60,7 @@ def main() -> int:
         start=datetime(2024, 6, 3, 9),
         arrivals_per_hour=args.arrivals_per_hour,
         arrival_burst=args.arrival_burst,
+        history_days=args.history_days,
     )
     began = time.perf_counter()
     sim = Simulation(config)

@@ -113,6 +113,9 @@ class Unit(models.Model):
     needs_details = models.BooleanField(default=False)
     # Lookout saw it finish: its jobs are fetched one last time.
     seen_finishing = models.BooleanField(default=False)
+    # Found already finished: its jobs are fetched once, with what a jobs refresh has
+    # left over after the live units, so the analytics learn the history's times.
+    learn_jobs = models.BooleanField(default=False)
     # Someone opened its page: fetch its jobs in the next jobs refresh.
     jobs_requested_at = models.DateTimeField(null=True, blank=True)
 
@@ -148,6 +151,11 @@ class Unit(models.Model):
             ),
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
+            models.Index(
+                fields=["pipeline", "-updated_at"],
+                name="unit_learn_jobs",
+                condition=models.Q(learn_jobs=True),
+            ),
             models.Index(fields=["failed_at"], name="unit_failed_at", condition=VISIBLE),
             models.Index(
                 fields=["status", "-failed_at"], name="unit_status_failed", condition=VISIBLE
@@ -778,8 +786,9 @@ class StageDuration(DurationHistogram):
                 fields=["pipeline", "group", "day"], name="stageduration_pipeline_group_day"
             )
         ]
-        # In the order the page groups by (not covering: PostgreSQL allows 32 columns).
-        indexes = [models.Index(fields=["group", "day", "pipeline"], name="stageduration_sum")]
+        # Day first: a period reads daily rows for a few weeks at most (whole months come
+        # from the monthly rows), a short index range, not a scan of every day's rows.
+        indexes = [models.Index(fields=["day", "group", "pipeline"], name="stageduration_day")]
 
     def __str__(self) -> str:
         return f"{self.group} {self.pipeline} {self.day}"
@@ -822,11 +831,11 @@ class FailureCount(models.Model):
                 fields=["pipeline", "group", "job", "day"], name="failurecount_key"
             )
         ]
-        # Covering, in the order the page groups by: a period is one index scan, no sort.
+        # Covering, day first: the few weeks of daily rows a period reads are one range.
         indexes = [
             models.Index(
-                fields=["group", "job", "day", "pipeline", "runs", "failures"],
-                name="failurecount_sum",
+                fields=["day", "group", "job", "pipeline", "runs", "failures"],
+                name="failurecount_day",
             )
         ]
 
@@ -906,12 +915,16 @@ class UnitStatusCount(models.Model):
     """Visible units per pipeline and status, for the summary's counts: the sum of
     `count` over a pipeline's and status's rows.
 
-    Written by triggers on the unit table (migration 0016) in the same transaction as
+    Written by triggers on the unit table (migration 0017) in the same transaction as
     every insert, delete and change of status, pipeline or `hidden`, whichever code path
     writes it (the ORM, bulk writes, raw SQL): a row of +1 for the new state and one of
     -1 for the old. The poller folds them into one row per pipeline and status after
     each cycle (`unit_status_counts_fold`), so the counts cost a few rows however long
-    the history, and are never out of step with the units."""
+    the history, and are never out of step with the units.
+
+    SQLite drops a table's triggers when a migration rebuilds it (adding a NOT NULL
+    field does): a later migration that rebuilds the unit table must run 0017's trigger
+    SQL again, or tests/test_unit_status_counts.py fails."""
 
     pipeline = models.CharField(max_length=40)
     status = models.CharField(max_length=20)
@@ -922,3 +935,56 @@ class UnitStatusCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pipeline} {self.status}: {self.count}"
+
+
+# --- Monthly analytics rollups ---------------------------------------------------------
+# The same figures as StageDuration and FailureCount added up per calendar month (`month`
+# is its first day), written together with the daily rows: a year is read as about twelve
+# rows per group instead of 365, and histograms add up exactly, so a period's medians and
+# 90th percentiles are the same read either way.
+
+
+class MonthlyStageDuration(DurationHistogram):
+    """Time units spent in one microservice group, by the month the group ended."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    month = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "month"], name="monthlystage_pipeline_group_month"
+            )
+        ]
+        indexes = [models.Index(fields=["month", "group", "pipeline"], name="monthlystage_month")]
+
+    def __str__(self) -> str:
+        return f"{self.group} {self.pipeline} {self.month:%Y-%m}"
+
+
+class MonthlyFailureCount(models.Model):
+    """Runs and failures of a group (job "") or a job, per month."""
+
+    pipeline = models.CharField(max_length=40)
+    group = models.CharField(max_length=255)
+    job = models.CharField(max_length=255, blank=True)
+    month = models.DateField()
+    runs = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "group", "job", "month"], name="monthlyfailure_key"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["month", "group", "job", "pipeline", "runs", "failures"],
+                name="monthlyfailure_month",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group}/{self.job} {self.pipeline} {self.month:%Y-%m}"

@@ -39,6 +39,10 @@ class SimulatorConfig:
     # Extra transfers arriving together in a burst, about once a simulated hour.
     arrival_burst: int = 0
     age_out_minutes: float = 60.0
+    # Days of back-dated finished work before the start (0: none, the tests' default),
+    # about `history_per_day` transfers a working day, with their SIPs, AIPs and DIPs.
+    history_days: float = 0.0
+    history_per_day: float = 40.0
 
 
 def _fraction(text: str) -> float:
@@ -175,6 +179,18 @@ def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
         type=_non_negative_float,
         default=defaults.age_out_minutes,
         help="with arrivals on: simulated minutes a finished new unit stays listed",
+    )
+    add(
+        "--history-days",
+        type=_non_negative_float,
+        default=defaults.history_days,
+        help="days of back-dated finished transfers, SIPs and AIPs (default 0: none)",
+    )
+    add(
+        "--history-per-day",
+        type=_non_negative_float,
+        default=defaults.history_per_day,
+        help=f"transfers a working day in that history (default {defaults.history_per_day:g})",
     )
 
 

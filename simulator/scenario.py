@@ -161,14 +161,28 @@ def _effects(steps: list[StepTemplate]) -> tuple[tuple[int, Effect], ...]:
 @cache
 def failure_candidates(kind: str) -> tuple[int, ...]:
     """Step indexes where a unit may fail: jobs with tasks, before the point of no return."""
+    steps = _unfailed_steps(kind)
     if kind == "transfer":
-        steps = [_approval_step("standard"), *_expand(data.TRANSFER_SEQUENCE, Track.MAIN)]
         stop = len(steps) - 3  # not in "Create SIP from Transfer"
     else:
-        steps = _expand(data.INGEST_SEQUENCE, Track.MAIN)
         # Before "Prepare DIP", so no DIP chain has started.
         stop = next(i for i, step in enumerate(steps) if step.group == "Prepare DIP")
     return tuple(i for i in range(1, stop) if steps[i].kind is not StepKind.DECISION)
+
+
+@cache
+def _unfailed_steps(kind: str) -> tuple[StepTemplate, ...]:
+    if kind == "transfer":
+        return (_approval_step("standard"), *_expand(data.TRANSFER_SEQUENCE, Track.MAIN))
+    return tuple(_expand(data.INGEST_SEQUENCE, Track.MAIN))
+
+
+def history_failure(kind: str, rng: random.Random) -> int:
+    """A step to fail at, weighted towards the jobs that fail in real pipelines."""
+    candidates = failure_candidates(kind)
+    steps = _unfailed_steps(kind)
+    weights = [data.HISTORY_FAILURE_WEIGHTS.get(steps[index].job, 0.2) for index in candidates]
+    return rng.choices(candidates, weights=weights)[0]
 
 
 @cache
@@ -236,19 +250,29 @@ class Pace:
     per_file: tuple[float, float] = (0.2, 4.0)
     slow_job: tuple[float, float] = (1.0, 20.0)
     slow_job_share: float = 0.3
+    # (group, factor): the group's jobs take that many times longer.
+    slowdown: tuple[tuple[str, float], ...] = ()
 
 
 DEFAULT_PACE = Pace()
+# The back-dated history: groups at their real relative speeds, and archivists who
+# sometimes leave a decision for hours.
+HISTORY_PACE = Pace(
+    archivist_wait=(120.0, 4 * 3600.0),
+    slowdown=tuple(data.HISTORY_GROUP_SLOWDOWN.items()),
+)
 
 
-def _duration(step: StepTemplate, rng: random.Random, files: int, pace: Pace) -> float:
+def _duration(
+    step: StepTemplate, rng: random.Random, files: int, pace: Pace, factor: float
+) -> float:
     if step.kind is StepKind.DECISION:
         return rng.uniform(0.05, 0.8)
     if step.kind is StepKind.FILES:
-        return min(600.0, files * rng.uniform(*pace.per_file))
+        return factor * min(600.0, files * rng.uniform(*pace.per_file))
     if rng.random() < pace.slow_job_share:
-        return rng.uniform(*pace.slow_job)
-    return rng.uniform(0.1, 0.95)  # most directory-level jobs take under a second
+        return factor * rng.uniform(*pace.slow_job)
+    return factor * rng.uniform(0.1, 0.95)  # most directory-level jobs take under a second
 
 
 def make_plan(
@@ -274,6 +298,7 @@ def make_plan(
     waiting = set()
     clock = 0.0
     dip_from: float | None = None
+    slowdowns = dict(pace.slowdown)
     for index, step in enumerate(route.steps):
         if index == route.main_count:
             # The DIP chain starts when the DIP has been generated, in parallel with the rest.
@@ -282,7 +307,7 @@ def make_plan(
             # The approval's own timing is the unit's business (it ends at the anchor).
             waiting.add(0)
             continue
-        duration = _duration(step, rng, files, pace)
+        duration = _duration(step, rng, files, pace, slowdowns.get(step.group, 1.0))
         if index == parked:
             duration = rng.uniform(*pace.parked_wait)
             waiting.add(index)

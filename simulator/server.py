@@ -50,7 +50,11 @@ class Simulation:
         self.storage = StorageState(self)
         self.storage.seed(packages=config.packages)
         self.workflow = WorkflowState(self)
-        self.workflow.seed(units=config.units)
+        self.workflow.seed(
+            units=config.units,
+            history_days=config.history_days,
+            history_per_day=config.history_per_day,
+        )
 
     def record_action(self, action: str, target: str) -> None:
         """Note an operation that took effect (the caller holds `lock`)."""

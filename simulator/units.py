@@ -49,6 +49,7 @@ class Unit:
     ages_out: bool = False  # dropped a while after finishing (demo arrivals on)
     # A SIP whose first job is an approval (a partial reingest), as a transfer's always is.
     approval_first: bool = False
+    history: bool = False  # back-dated (`--history-days`): realistic pace and failures
     anchor_version: int = 0
     effects_done: set[int] = field(default_factory=set)
     settled: dict[str, Any] | None = None  # final status, once it can no longer change

@@ -20,9 +20,12 @@ from simulator import workflow_data as data
 from simulator.ids import TaskIds, derived_uuid, random_uuid
 from simulator.naming import file_count, transfer_name
 from simulator.scenario import (
+    DEFAULT_PACE,
+    HISTORY_PACE,
     Effect,
     Outcome,
     failure_candidates,
+    history_failure,
     make_plan,
     sip_route,
     transfer_route,
@@ -56,6 +59,7 @@ _APPROVE = -1  # a transfer still awaiting approval is approved (by the pipeline
 _AGE_OUT = -2  # a finished unit is dropped
 
 HOUR = 3600.0
+DAY = 24 * HOUR
 
 
 @dataclass(frozen=True)
@@ -164,15 +168,43 @@ class WorkflowState:
 
     # -- creating units ---------------------------------------------------
 
-    def seed(self, *, units: int) -> None:
-        """Historical transfers (and the SIPs they lead to) in a realistic mix."""
+    def seed(self, *, units: int, history_days: float = 0.0, history_per_day: float = 0.0) -> None:
+        """Historical transfers (and the SIPs they lead to) in a realistic mix, then the
+        back-dated history of `history_days` days."""
         now = self.seconds(self.sim.clock.now())
         self._seeding = True
         for number in range(units):
             rng = random.Random(f"{self.seed_value}:seed-unit:{number}")
             self._seed_one(rng, number, now)
+        self._seed_history(now, history_days, history_per_day)
         self._seeding = False
         self.advance_to(self.moment(now))
+
+    def _seed_history(self, now: float, days: float, per_day: float) -> None:
+        """Weeks of finished work: transfers arriving through working days (fewer at
+        weekends), approved after a while, run at the realistic pace. Their SIPs, AIPs
+        and DIPs follow from the event replay, stored on the days they finished."""
+        count = round(days * per_day)
+        span = days * DAY
+        for index in range(count):
+            rng = random.Random(f"{self.seed_value}:history:{index}")
+            arrival = now - span + (index + rng.random()) * span / count
+            weekend = self.moment(arrival).weekday() >= 5
+            if weekend and rng.random() < 0.7:
+                continue
+            transfer_type = "standard"
+            if rng.random() < ARRIVAL_MIX.other_type:
+                transfer_type = rng.choice(data.TRANSFER_TYPES[1:])
+            unit = self._new_transfer(
+                rng,
+                name=self._free_name(transfer_name(rng, index)),
+                transfer_type=transfer_type,
+                outcome=self._draw_outcome(rng),
+                first_job_at=arrival,
+                files=file_count(rng),
+                history=True,
+            )
+            self._set_anchor(unit, arrival + rng.uniform(20, 3 * HOUR))
 
     def _seed_one(self, rng: random.Random, number: int, now: float) -> None:
         transfer_type = "standard"
@@ -259,11 +291,19 @@ class WorkflowState:
         park: bool = False,
         unit_uuid: str | None = None,
         sip_uuid: str | None = None,
+        history: bool = False,
     ) -> Unit:
         """A transfer awaiting approval."""
-        fail_index = rng.choice(failure_candidates(TRANSFER)) if outcome is Outcome.FAILED else None
+        fail_index = None
+        if outcome is Outcome.FAILED:
+            fail_index = (
+                history_failure(TRANSFER, rng)
+                if history
+                else rng.choice(failure_candidates(TRANSFER))
+            )
         route = transfer_route(transfer_type, outcome, fail_index)
-        plan = make_plan(route, rng, files, first_is_approval=True, park=park)
+        pace = HISTORY_PACE if history else DEFAULT_PACE
+        plan = make_plan(route, rng, files, pace=pace, first_is_approval=True, park=park)
         unit_uuid = unit_uuid or random_uuid(rng)
         if outcome is Outcome.SIP:
             sip_uuid = sip_uuid or random_uuid(rng)
@@ -286,6 +326,7 @@ class WorkflowState:
                 rng_key=f"{self.seed_value}:sip-of:{unit_uuid}",
                 sip_uuid=sip_uuid,
                 sip_delay=rng.uniform(5, 30),
+                history=history,
             )
         )
 
@@ -302,13 +343,15 @@ class WorkflowState:
         must_succeed: bool,
         must_fail: bool = False,
         ages_out: bool | None = None,
+        history: bool = False,
     ) -> Unit:
         fails = must_fail or (not must_succeed and rng.random() < ODDS.failed_sip)
         if fails:
-            route = sip_route(Outcome.FAILED, False, rng.choice(failure_candidates(SIP)))
+            at = history_failure(SIP, rng) if history else rng.choice(failure_candidates(SIP))
+            route = sip_route(Outcome.FAILED, False, at)
         else:
             route = sip_route(Outcome.STORED, rng.random() < ODDS.with_dip)
-        plan = make_plan(route, rng, files)
+        plan = make_plan(route, rng, files, pace=HISTORY_PACE if history else DEFAULT_PACE)
         unit = self._register(
             Unit(
                 number=self._take_number(),
@@ -326,6 +369,7 @@ class WorkflowState:
                 rng_key=f"{self.seed_value}:sip:{sip_uuid}",
                 # A SIP leaves with its transfer; a reingest's as new units do.
                 ages_out=self._aging and not self._seeding if ages_out is None else ages_out,
+                history=history,
             )
         )
         self._set_anchor(unit, start)
@@ -411,6 +455,7 @@ class WorkflowState:
                 must_succeed=unit.sip_must_succeed,
                 must_fail=unit.sip_must_fail,
                 ages_out=unit.ages_out,
+                history=unit.history,
             )
         elif effect is Effect.STORE_BACKLOG:
             storage.store_backlog_transfer(

@@ -682,3 +682,43 @@ LEVELS_OF_DESCRIPTION: tuple[str, ...] = (
 )
 
 PROCESSING_CONFIGURATIONS: tuple[str, ...] = ("automated", "default")
+
+# The back-dated history (`--history-days`) runs at a realistic pace: how much slower than
+# the live demo's quick pace each group's jobs take. Normalization and characterization
+# work file by file with external tools; packaging and storing move the whole AIP.
+HISTORY_GROUP_SLOWDOWN: dict[str, float] = {
+    "Assign file UUIDs and checksums": 2.0,
+    "Verify transfer checksums": 3.0,
+    "Scan for viruses": 4.0,
+    "Extract packages": 3.0,
+    "Identify file format": 3.0,
+    "Characterize and extract metadata": 8.0,
+    "Validation": 4.0,
+    "Generate METS.xml document": 6.0,
+    "Normalize": 15.0,
+    "Process submission documentation": 2.0,
+    "Process metadata directory": 2.0,
+    "Generate AIP METS": 6.0,
+    "Prepare DIP": 5.0,
+    "Prepare AIP": 25.0,
+    "Store AIP": 20.0,
+    "Upload DIP": 5.0,
+}
+
+# Where history units fail, by job: the checks that find bad content (viruses, checksums,
+# formats, compliance) and the tools that choke on it. Other jobs weigh 0.2.
+HISTORY_FAILURE_WEIGHTS: dict[str, float] = {
+    "Verify transfer compliance": 4.0,
+    "Verify metadata directory checksums": 3.0,
+    "Scan for viruses in directories": 5.0,
+    "Determine if transfer contains packages": 2.0,
+    "Identify file format": 2.0,
+    "Characterize and extract metadata": 3.0,
+    "Validate formats": 3.0,
+    "Generate METS.xml document": 4.0,
+    "Verify SIP compliance": 2.0,
+    "Normalize for preservation": 4.0,
+    "Normalize for access": 2.0,
+    "Validate preservation derivatives": 2.0,
+    "Scan for viruses in metadata": 1.0,
+}

@@ -1,5 +1,5 @@
 """The summary's counts by status (UnitStatusCount) follow every way a unit row is
-written, through the triggers of migration 0016, on SQLite and PostgreSQL."""
+written, through the triggers of migration 0017, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Reads for the analytics page and API: figures of one period from the rollup tables.
 
 Every figure is added up from the small per-day tables `dashboard.services.analytics`
-keeps (a year is a few thousand rows), never from the units or the history, so a
-period costs the same however much history there is. Days before Lookout started
+keeps, never from the units or the history, so a period costs the same however much
+history there is. Time per stage and failures, the biggest tables, are read per month
+for the whole months of a period and per day for the days around them. Days before Lookout started
 watching a pipeline are "not covered" (None), not zero.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from django.db.models import Count, Min, QuerySet, Sum
+from django.db.models import Count, Min, Q, QuerySet, Sum
 from django.utils import timezone
 
 from dashboard.lib import histogram
@@ -24,6 +25,8 @@ from dashboard.models import (
     DailyThroughput,
     DecisionWait,
     FailureCount,
+    MonthlyFailureCount,
+    MonthlyStageDuration,
     QueueSample,
     StageDuration,
     Unit,
@@ -175,6 +178,28 @@ def _rows(model: Any, pipeline: str | None, period: Period) -> QuerySet[Any]:
     return rows.filter(pipeline=pipeline) if pipeline else rows
 
 
+def _next_month(day: date) -> date:
+    return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+
+
+def _parts(
+    daily: Any, monthly: Any, pipeline: str | None, period: Period, *, by_month: bool
+) -> list[QuerySet[Any]]:
+    """The rows that add up to the period: monthly rows for its whole months, daily rows
+    for the days before and after them (only daily rows without `by_month`)."""
+    first, last = period.first_day, period.last_day
+    months_from = first if first.day == 1 else _next_month(first)
+    months_to = (last + timedelta(days=1)).replace(day=1)  # exclusive
+    if not by_month or months_from >= months_to:
+        return [_rows(daily, pipeline, period)]
+    days = Q(day__gte=first, day__lt=months_from) | Q(day__gte=months_to, day__lte=last)
+    parts: list[QuerySet[Any]] = [
+        monthly.objects.filter(month__gte=months_from, month__lt=months_to),
+        daily.objects.filter(days),
+    ]
+    return [part.filter(pipeline=pipeline) if pipeline else part for part in parts]
+
+
 def _bucket_start(day: date, bucket: Bucket) -> date:
     return day - timedelta(days=day.weekday()) if bucket == "week" else day
 
@@ -249,8 +274,12 @@ def _timings(rows: QuerySet[Any], name: str) -> dict[str, tuple[int, list[int]]]
     return {row[name]: (row["n"], [row[f] for f in BUCKET_FIELDS]) for row in sums}
 
 
-def _stages(pipeline: str | None, period: Period) -> list[StageRow]:
-    found = _timings(_rows(StageDuration, pipeline, period), "group")
+def _stages(pipeline: str | None, period: Period, *, by_month: bool) -> list[StageRow]:
+    found: dict[str, tuple[int, list[int]]] = {}
+    for part in _parts(StageDuration, MonthlyStageDuration, pipeline, period, by_month=by_month):
+        for group, (count, buckets) in _timings(part, "group").items():
+            total, summed = found.get(group, (0, histogram.empty()))
+            found[group] = (total + count, histogram.merged([summed, buckets]))
     medians = {group: histogram.percentile(buckets, 0.5) for group, (_, buckets) in found.items()}
     slowest = sorted(medians, key=lambda g: medians[g] or 0.0, reverse=True)[:SLOWEST_MARKED]
     return [
@@ -318,14 +347,21 @@ def _approvals(pipeline: str | None, period: Period, since: datetime | None) -> 
     ]
 
 
-def _failures(pipeline: str | None, period: Period) -> tuple[list[FailureRow], list[FailureRow]]:
-    sums = (
-        _rows(FailureCount, pipeline, period)
-        .order_by()
-        .values_list("group", "job")
-        .annotate(runs=Sum("runs"), failures=Sum("failures"))
-    )
-    rows = [FailureRow(group, job, runs, failures) for group, job, runs, failures in sums]
+def _failures(
+    pipeline: str | None, period: Period, *, by_month: bool
+) -> tuple[list[FailureRow], list[FailureRow]]:
+    sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for part in _parts(FailureCount, MonthlyFailureCount, pipeline, period, by_month=by_month):
+        for group, job, runs, failures in (
+            part.order_by()
+            .values_list("group", "job")
+            .annotate(runs=Sum("runs"), failures=Sum("failures"))
+        ):
+            sums[(group, job)][0] += runs
+            sums[(group, job)][1] += failures
+    rows = [
+        FailureRow(group, job, runs, failures) for (group, job), (runs, failures) in sums.items()
+    ]
     rows.sort(key=lambda r: (group_sort_key(r.group), r.job))
     groups = [r for r in rows if not r.job]
     jobs = sorted((r for r in rows if r.job and r.failures), key=lambda r: (-r.rate, -r.failures))
@@ -381,12 +417,17 @@ def _queue(
 
 
 def analytics_get(
-    *, period: Period, pipeline: str | None = None, now: datetime | None = None
+    *,
+    period: Period,
+    pipeline: str | None = None,
+    now: datetime | None = None,
+    by_month: bool = True,
 ) -> Analytics:
+    """The period's figures; `by_month=False` reads daily rows only (the same figures)."""
     now = now or timezone.now()
     since = watching_since(pipeline)
     throughput = _throughput(pipeline, period, since)
-    failure_groups, failure_jobs = _failures(pipeline, period)
+    failure_groups, failure_jobs = _failures(pipeline, period, by_month=by_month)
     queue, queue_by = _queue(pipeline, period, since)
     observed = sum(
         _rows(DailyThroughput, pipeline, period).values_list("started_observed", flat=True)
@@ -397,7 +438,7 @@ def analytics_get(
         watching_since=since,
         throughput=throughput,
         started_observed=observed,
-        stages=_stages(pipeline, period),
+        stages=_stages(pipeline, period, by_month=by_month),
         waits=_waits(pipeline, period, now),
         approvals=_approvals(pipeline, period, since),
         failure_groups=failure_groups,

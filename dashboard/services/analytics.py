@@ -2,7 +2,7 @@
 
 The pollers call one function each, after they wrote their own rows:
 
-- `unit_jobs_record` when the jobs refresh stored a unit's jobs: the unit's start (once)
+- `units_jobs_record` when the jobs refresh stored units' jobs: each unit's start (once)
   and, once it has finished, the time spent in each microservice group and the runs and
   failures of each group and job (once per unit: `UnitTally` remembers what was added);
 - `workflow_cycle_record` after a workflow poll: the waits for a person that ended in
@@ -36,6 +36,8 @@ from dashboard.models import (
     DailyThroughput,
     DecisionWait,
     FailureCount,
+    MonthlyFailureCount,
+    MonthlyStageDuration,
     QueueSample,
     StageDuration,
     StatusChange,
@@ -128,6 +130,11 @@ def _day(moment: datetime) -> date:
     return timezone.localdate(moment)
 
 
+def month_of(day: date) -> date:
+    """The first day of the day's month: the key of the monthly rollups."""
+    return day.replace(day=1)
+
+
 # --- accumulating before writing ----------------------------------------------------
 
 
@@ -143,6 +150,32 @@ class _Timing:
         self.observed += int(observed)
         self.total += seconds
         histogram.add(self.buckets, seconds)
+
+    def absorb(self, other: _Timing) -> None:
+        self.count += other.count
+        self.observed += other.observed
+        self.total += other.total
+        self.buckets = histogram.merged([self.buckets, other.buckets])
+
+
+def _stages_by_month(
+    stages: Mapping[tuple[str, str, date], _Timing],
+) -> dict[tuple[str, str, date], _Timing]:
+    months: dict[tuple[str, str, date], _Timing] = defaultdict(_Timing)
+    for (pipeline, group, day), timing in stages.items():
+        months[(pipeline, group, month_of(day))].absorb(timing)
+    return months
+
+
+def _failures_by_month(
+    failures: Mapping[tuple[str, str, str, date], list[int]],
+) -> dict[tuple[str, str, str, date], list[int]]:
+    months: dict[tuple[str, str, str, date], list[int]] = defaultdict(lambda: [0, 0])
+    for (pipeline, group, job, day), (runs, failed) in failures.items():
+        counts = months[(pipeline, group, job, month_of(day))]
+        counts[0] += runs
+        counts[1] += failed
+    return months
 
 
 @dataclass
@@ -194,8 +227,12 @@ class _Batch:
         with transaction.atomic():
             self._write_started()
             self._write_timings(StageDuration, "group", self.stages)
+            self._write_timings(
+                MonthlyStageDuration, "group", _stages_by_month(self.stages), "month"
+            )
             self._write_timings(DecisionWait, "decision", self.waits)
-            self._write_failures()
+            self._write_failures(FailureCount, self.failures, "day")
+            self._write_failures(MonthlyFailureCount, _failures_by_month(self.failures), "month")
 
     def _write_started(self) -> None:
         if not self.started:
@@ -219,19 +256,19 @@ class _Batch:
 
     def _write_timings(
         self,
-        model: type[StageDuration] | type[DecisionWait],
+        model: type[StageDuration] | type[DecisionWait] | type[MonthlyStageDuration],
         name: str,
         timings: Mapping[tuple[str, str, date], _Timing],
+        period: str = "day",
     ) -> None:
         if not timings:
             return
-        existing = _existing(model, timings, ("pipeline", name, "day"))
+        existing = _existing(model, timings, ("pipeline", name, period))
         new: list[Any] = []
         for key, timing in timings.items():
             row = existing.get(key)
             if row is None:
-                row = model(pipeline=key[0], day=key[2])
-                setattr(row, name, key[1])
+                row = model(pipeline=key[0], **{name: key[1], period: key[2]})
                 new.append(row)
             row.count += timing.count
             row.total_seconds += timing.total
@@ -244,30 +281,36 @@ class _Batch:
         model.objects.bulk_create(new, batch_size=500)
         model.objects.bulk_update(list(existing.values()), fields, batch_size=500)
 
-    def _write_failures(self) -> None:
-        if not self.failures:
+    def _write_failures(
+        self,
+        model: type[FailureCount] | type[MonthlyFailureCount],
+        failures: Mapping[tuple[str, str, str, date], list[int]],
+        period: str,
+    ) -> None:
+        if not failures:
             return
-        existing = _existing(FailureCount, self.failures, ("pipeline", "group", "job", "day"))
-        new = []
-        for key, (runs, failures) in self.failures.items():
+        existing = _existing(model, failures, ("pipeline", "group", "job", period))
+        new: list[Any] = []
+        for key, (runs, failed) in failures.items():
             row = existing.get(key)
             if row is None:
-                row = FailureCount(pipeline=key[0], group=key[1], job=key[2], day=key[3])
+                row = model(pipeline=key[0], group=key[1], job=key[2], **{period: key[3]})
                 new.append(row)
             row.runs += runs
-            row.failures += failures
-        FailureCount.objects.bulk_create(new, batch_size=500)
-        FailureCount.objects.bulk_update(
-            list(existing.values()), ["runs", "failures"], batch_size=500
-        )
+            row.failures += failed
+        model.objects.bulk_create(new, batch_size=500)
+        model.objects.bulk_update(list(existing.values()), ["runs", "failures"], batch_size=500)
 
 
 def _existing(model: Any, keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]) -> Any:
-    """The rows of `model` with these keys, locked for the update, by key."""
+    """The rows of `model` with these keys, locked for the update, by key (the last name
+    is the day or month column)."""
     keys = list(keys)
     pipelines = {key[0] for key in keys}
     days = {key[-1] for key in keys}
-    rows = model.objects.select_for_update().filter(pipeline__in=pipelines, day__in=days)
+    rows = model.objects.select_for_update().filter(
+        pipeline__in=pipelines, **{f"{names[-1]}__in": days}
+    )
     wanted = set(keys)
     found = {}
     for row in rows:
@@ -299,17 +342,52 @@ def _tally_unit(
     return changed
 
 
-def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
-    """The jobs refresh stored `jobs` (plain data, oldest first) for `unit`."""
-    known = UnitTally.objects.filter(unit=unit).first()
-    if known is not None and known.started and (known.finished or not _finished(unit)):
-        return  # nothing new to add: one query per refreshed unit
+def _has_news(unit: Unit, tally: UnitTally | None) -> bool:
+    return tally is None or not tally.started or (not tally.finished and _finished(unit))
+
+
+def units_jobs_record(
+    *, entries: Sequence[tuple[Unit, Sequence[Mapping[str, Any]]]], time_zone: str
+) -> None:
+    """The jobs refresh stored these units' jobs (plain data, oldest first).
+
+    One query finds what the units already added (in a quiet cycle, all of it); what is
+    new is written in one transaction, with the tallies locked so nothing counts twice.
+    """
+    known = {
+        tally.unit_id: tally
+        for tally in UnitTally.objects.filter(unit_id__in=[unit.pk for unit, _ in entries])
+    }
+    todo = [(unit, jobs) for unit, jobs in entries if _has_news(unit, known.get(unit.pk))]
+    if not todo:
+        return
+    zone = ZoneInfo(time_zone)
     with transaction.atomic():
-        tally, _ = UnitTally.objects.select_for_update().get_or_create(unit=unit)
+        locked = {
+            tally.unit_id: tally
+            for tally in UnitTally.objects.select_for_update().filter(
+                unit_id__in=[unit.pk for unit, _ in todo]
+            )
+        }
         batch = _Batch()
-        if _tally_unit(batch, unit, jobs, ZoneInfo(time_zone), tally):
-            batch.write()
-            tally.save()
+        new: list[UnitTally] = []
+        changed: list[UnitTally] = []
+        for unit, jobs in todo:
+            tally = locked.get(unit.pk)
+            if tally is None:
+                tally = UnitTally(unit=unit)
+                new.append(tally)
+            if _tally_unit(batch, unit, jobs, zone, tally) and tally not in new:
+                changed.append(tally)
+        batch.write()
+        # A tally made meanwhile by another process fails the insert: nothing is counted.
+        UnitTally.objects.bulk_create(new)
+        UnitTally.objects.bulk_update(changed, ["started", "finished"])
+
+
+def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
+    """`units_jobs_record` for one unit."""
+    units_jobs_record(entries=[(unit, jobs)], time_zone=time_zone)
 
 
 def _watching(pipeline: str, since: datetime) -> None:
@@ -464,7 +542,15 @@ def rollups_rebuild(*, time_zones: Mapping[str, str]) -> BackfillSummary:
         count += 1
     waits = _waits_from_history(batch, None)
     with transaction.atomic():
-        for model in (DailyThroughput, StageDuration, DecisionWait, FailureCount, UnitTally):
+        for model in (
+            DailyThroughput,
+            StageDuration,
+            MonthlyStageDuration,
+            DecisionWait,
+            FailureCount,
+            MonthlyFailureCount,
+            UnitTally,
+        ):
             model.objects.all().delete()
         batch.write()
         UnitTally.objects.bulk_create(tallies, batch_size=2000)

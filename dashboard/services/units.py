@@ -270,6 +270,8 @@ def _apply_status(
             unit.failed_at, unit.failed_at_from = now, TimesFrom.OBSERVED
         if new_status in FINAL_STATUSES and not first_sight_of_finished:
             unit.seen_finishing = True
+    if first_sight_of_finished and new_status in FINAL_STATUSES:
+        unit.learn_jobs = True
     unit.needs_details = False
     unit.kind = _kind(status)
     unit.status = new_status
@@ -338,6 +340,7 @@ _POLLED_FIELDS = (
     "awaiting_decision", "decision", "waiting_since", "waiting_since_from", "status_since",
     "status_since_from", "failed_at", "failed_at_from", "updated_at", "last_polled_at",
     "next_poll_at", "poll_error", "missing_count", "needs_details", "seen_finishing",
+    "learn_jobs",
 )  # fmt: skip
 
 
@@ -665,7 +668,8 @@ def _jobs_wanted(pipeline: str) -> list[Unit]:
     """Units whose jobs changed since they were last fetched.
 
     Finished units only when Lookout saw them finish (one last fetch) or someone asked:
-    a big pipeline's history is not fetched job by job in the background.
+    a big pipeline's history is not loaded here every cycle (`_history_to_learn` takes
+    a few of it at a time).
     """
     candidates = (
         Unit.objects.filter(pipeline=pipeline, hidden=False)
@@ -691,6 +695,20 @@ def _jobs_wanted(pipeline: str) -> list[Unit]:
     # Pages someone is looking at first, then moving units, then the most recently changed.
     wanted.sort(key=lambda u: (u.jobs_requested_at is None, u.finished, -u.updated_at.timestamp()))
     return wanted
+
+
+def _history_to_learn(pipeline: str, room: int, taken: list[Unit]) -> list[Unit]:
+    """Up to `room` units found already finished whose jobs were never fetched (newest
+    first): each is fetched once, for the analytics, and only with room to spare."""
+    if room <= 0:
+        return []
+    rows = (
+        Unit.objects.filter(pipeline=pipeline, learn_jobs=True, hidden=False)
+        .exclude(kind="")
+        .exclude(pk__in=[unit.pk for unit in taken])
+        .order_by("-updated_at")
+    )
+    return list(rows[:room])
 
 
 def _times_from_jobs(unit: Unit, jobs: list[Job], time_zone: str) -> dict[str, Any]:
@@ -733,32 +751,34 @@ def jobs_refresh(
     started = time.monotonic()
     limit = settings.LOOKOUT_JOBS_PER_CYCLE if limit is None else limit
     wanted = _jobs_wanted(pipeline.slug)[:limit]
+    wanted += _history_to_learn(pipeline.slug, limit - len(wanted), wanted)
     try:
         client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:
         return PollSummary(service=service, ok=False, error=redact_secrets(str(exc)))
     results = _parallel(lambda unit: client.list_jobs(unit.uuid, detailed=True), wanted)
     failed = 0
+    stored: list[tuple[Unit, Any]] = []
     for unit, result in results:
         if isinstance(result, Exception):
             failed += 1
             log.warning("jobs of %s not refreshed: %s", unit.uuid, result)
             continue
+        jobs = plain(list(result))
         UnitJobs.objects.update_or_create(
             unit=unit,
-            defaults={
-                "fetched_at": now,
-                "unit_updated_at": unit.updated_at,
-                "jobs": plain(list(result)),
-            },
+            defaults={"fetched_at": now, "unit_updated_at": unit.updated_at, "jobs": jobs},
         )
         Unit.objects.filter(pk=unit.pk).update(
             jobs_requested_at=None,
             seen_finishing=False,
+            learn_jobs=False,
             **_times_from_jobs(unit, list(result), pipeline.time_zone),
         )
+        stored.append((unit, jobs))
+    if stored:
         page_cache.bump()
-        analytics.unit_jobs_record(unit=unit, jobs=plain(result), time_zone=pipeline.time_zone)
+    analytics.units_jobs_record(entries=stored, time_zone=pipeline.time_zone)
     return PollSummary(
         service=service,
         ok=not wanted or failed < len(wanted),

@@ -64,3 +64,41 @@ def test_the_analytics_page_reads_in_light_and_dark(
         assert not [e for e in errors if "Content Security Policy" in e]
     finally:
         context.close()
+
+
+def test_on_first_start_the_page_shows_the_simulators_weeks_of_history(
+    browser, live_server, settings
+):
+    from datetime import UTC, datetime
+
+    from dashboard.lib.pipelines import pipeline_list
+    from dashboard.services import storage as storage_services
+    from dashboard.services import units as unit_services
+    from tests.integration.conftest import point_at
+    from tests.support.simulator_process import SimulatorProcess
+
+    start = datetime.now(UTC).replace(tzinfo=None, microsecond=0).isoformat()
+    with SimulatorProcess(
+        units=0, packages=0, seed=4, speed=0, start=start, history_days=28, history_per_day=6
+    ) as sim:
+        point_at(settings, sim)
+        pipeline = pipeline_list()[0]
+        # A fresh install's first polls: the completed lists, then each unit's jobs once.
+        for _ in range(3):
+            unit_services.workflow_poll(pipeline=pipeline)
+            unit_services.jobs_refresh(pipeline=pipeline, limit=1000)
+        storage_services.storage_poll(budget_seconds=float("inf"))
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    try:
+        _log_in(page, live_server.url)
+        page.goto(f"{live_server.url}/analytics/?period=30d")
+        rows = page.locator("#throughput-heading ~ details tbody tr")
+        page.locator("details summary").first.click()
+        counted = [row.locator("td").first.inner_text() for row in rows.all()]
+        # Four weeks of days with work in them, before Lookout started watching.
+        assert sum(1 for text in counted if text.isdigit() and int(text) > 0) >= 15
+        assert page.locator("text=Normalize").count() >= 1
+        screenshot(page, "analytics-simulator-history")
+    finally:
+        context.close()

@@ -63,10 +63,10 @@ def test_it_fetches_at_most_the_per_cycle_limit():
     assert client.count("list_jobs") == 2
 
 
-def test_history_first_seen_finished_is_not_fetched_job_by_job_unless_asked():
+def test_history_first_seen_finished_gets_its_jobs_once_after_the_live_units():
     pipeline = pipeline_list()[0]
     client = FakeWorkflowClient()
-    for n in (1, 2):
+    for n in (1, 2, 3):
         client.add(
             FakeUnit(
                 uuid_for(n),
@@ -75,16 +75,27 @@ def test_history_first_seen_finished_is_not_fetched_job_by_job_unless_asked():
                 microservice="Remove the processing directory",
             )
         )
+    client.add(
+        FakeUnit(
+            uuid_for(9),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
     unit_services.workflow_poll(pipeline=pipeline, client=client)
     unit_services.workflow_poll(pipeline=pipeline, client=client)
 
-    unit_services.jobs_refresh(pipeline=pipeline, client=client)
-    assert client.count("list_jobs") == 0
+    # The live unit first; the history only fills the room left.
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
+    fetched = [args[0] for name, args in client.calls if name == "list_jobs"]
+    assert fetched[0] == uuid_for(9)
+    assert len(fetched) == 2
 
-    unit_services.unit_jobs_request(pipeline=pipeline.slug, uuid=uuid_for(2))
-    unit_services.jobs_refresh(pipeline=pipeline, client=client)
-
-    assert [args[0] for name, args in client.calls if name == "list_jobs"] == [uuid_for(2)]
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
+    unit_services.jobs_refresh(pipeline=pipeline, client=client, limit=2)
+    fetched = [args[0] for name, args in client.calls if name == "list_jobs"]
+    assert sorted(fetched) == sorted([uuid_for(n) for n in (1, 2, 3, 9)])
 
 
 def test_a_unit_seen_finishing_gets_its_final_jobs_once():

@@ -26,6 +26,9 @@ from django.core.management.base import BaseCommand, CommandParser
 # about once an hour a burst of five more.
 DEMO_ARRIVALS_PER_HOUR = 30.0
 DEMO_ARRIVAL_BURST = 5
+# Four weeks of finished work before the start, so the analytics page has something to
+# show on first start (Lookout learns it from the completed lists and the units' jobs).
+DEMO_HISTORY_DAYS = 28.0
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -69,6 +72,12 @@ class Command(BaseCommand):
             type=int,
             default=DEMO_ARRIVAL_BURST,
             help=f"transfers arriving together about once an hour (default {DEMO_ARRIVAL_BURST})",
+        )
+        parser.add_argument(
+            "--history-days",
+            type=float,
+            default=DEMO_HISTORY_DAYS,
+            help=f"days of back-dated history in the simulator (default {DEMO_HISTORY_DAYS:g})",
         )
         parser.add_argument(
             "--check-ports",
@@ -127,6 +136,8 @@ class Command(BaseCommand):
                         str(options["arrivals_per_hour"]),
                         "--arrival-burst",
                         str(options["arrival_burst"]),
+                        "--history-days",
+                        str(options["history_days"]),
                     ],
                 )
             )

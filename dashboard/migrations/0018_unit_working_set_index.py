@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0016_unit_status_counts'),
+        ('dashboard', '0017_unit_status_counts'),
     ]
 
     operations = [

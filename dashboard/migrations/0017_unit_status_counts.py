@@ -66,7 +66,7 @@ def counts_stop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0015_workflow_operations_more'),
+        ('dashboard', '0016_analytics_history_and_months'),
     ]
 
     operations = [
