@@ -15,6 +15,7 @@ from dashboard.selectors.analytics import CUSTOM, PERIODS
 CSV_TABLES = ("throughput", "stages", "waits", "approvals", "failures", "failed-jobs", "queue")
 # A custom period may reach this far back (the rollups are per day).
 LONGEST_CUSTOM = timedelta(days=3 * 366)
+DEFAULT_PERIOD = "30d"
 
 
 class AnalyticsFilterForm(forms.Form):
@@ -27,6 +28,8 @@ class AnalyticsFilterForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, "Custom dates")]
+        # The picker shows the period the page reads when none is asked for.
+        self.fields["period"].initial = DEFAULT_PERIOD
         choice_field(self, "pipeline").choices = [("", "All pipelines")] + [
             (p.slug, p.name) for p in pipeline_list()
         ]
@@ -51,10 +54,10 @@ class AnalyticsFilterForm(forms.Form):
     def choices(self) -> dict[str, Any]:
         """The valid choice, or the defaults (last 30 days, all pipelines)."""
         if not self.is_bound or not self.is_valid():
-            return {"period": "30d", "start": None, "end": None, "pipeline": "", "csv": ""}
+            return {"period": DEFAULT_PERIOD, "start": None, "end": None, "pipeline": "", "csv": ""}
         data = self.cleaned_data
         return {
-            "period": data.get("period") or "30d",
+            "period": data.get("period") or DEFAULT_PERIOD,
             "start": data.get("start"),
             "end": data.get("end"),
             "pipeline": data.get("pipeline") or "",

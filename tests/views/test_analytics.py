@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter, defaultdict
 from datetime import timedelta
 
@@ -51,6 +52,12 @@ def test_it_shows_every_section_with_a_table_and_a_csv_link(viewer, seeded):
     assert html.count('role="img"') >= 5
     assert "csv=throughput" in html and "csv=queue" in html
     assert " style=" not in html and "<script>" not in html
+
+
+def test_the_period_picker_shows_the_period_the_page_reads_by_default(viewer, seeded):
+    html = viewer.get(URL).content.decode()
+    assert re.search(r'<option value="30d" selected>Last 30 days</option>', html)
+    assert "Last 30 days (" in html
 
 
 def test_throughput_matches_the_seeded_units_and_aips(viewer, seeded):
