@@ -355,13 +355,13 @@ class UnitAction:
     title: str
     question: str
     button: str
-    # The URL name of the POST view.
-    action: str
+    post_url_name: str
     service: Callable[..., actions.ActionResult]
     done_text: str
     form_class: type[ConfirmActionForm] = ConfirmActionForm
     # What the user types on the confirmation page, handed to the service by field name.
     typed_fields: tuple[str, ...] = ()
+    # What those fields hold when the confirmation page opens.
     initial: Callable[[Unit], dict[str, Any]] = _no_initial
 
 
@@ -374,7 +374,7 @@ TRANSFER_APPROVE = UnitAction(
     title="Approve transfer",
     question="Approve this transfer? The workflow service starts processing it.",
     button="Approve transfer",
-    action="dashboard:transfer-approve",
+    post_url_name="dashboard:transfer-approve",
     service=actions.transfer_approve,
     done_text="Approved",
 )
@@ -390,7 +390,7 @@ UNIT_HIDE = UnitAction(
         "workflow service's dashboard; nothing is deleted."
     ),
     button="Hide unit",
-    action="dashboard:unit-hide",
+    post_url_name="dashboard:unit-hide",
     service=actions.unit_hide,
     done_text="Hidden",
 )
@@ -407,7 +407,7 @@ REINGEST_APPROVE = UnitAction(
         "ingest and stores the AIP again."
     ),
     button="Approve reingest",
-    action="dashboard:reingest-approve",
+    post_url_name="dashboard:reingest-approve",
     service=workflow_reingest.partial_reingest_approve,
     done_text="Reingest approved",
 )
@@ -424,7 +424,7 @@ REINGEST_START = UnitAction(
         "requested on its side), and the SIP waits for the reingest to be approved."
     ),
     button="Start partial reingest",
-    action="dashboard:reingest-start",
+    post_url_name="dashboard:reingest-start",
     service=workflow_reingest.partial_reingest_start,
     done_text="Reingest started",
     form_class=PartialReingestForm,
@@ -445,7 +445,7 @@ def _confirm_page(
         "title": action.title,
         "question": action.question,
         "button": action.button,
-        "action_url": reverse(action.action, args=[unit.uuid]),
+        "action_url": reverse(action.post_url_name, args=[unit.uuid]),
         "cancel_url": action.back_url(unit),
         "form": form,
     }
