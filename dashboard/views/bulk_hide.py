@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -19,6 +19,7 @@ from dashboard.lib import vocabulary
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.models import Unit
 from dashboard.services import actions, bulk_hide
+from dashboard.views.confirmation import confirmed_action
 from dashboard.views.feedback import action_report
 from dashboard.views.units import forbidden, role_required
 
@@ -88,31 +89,30 @@ def units_hide_confirm(request: HtmxHttpRequest) -> HttpResponse:
 
 @role_required
 @require_POST
-def units_hide(request: HtmxHttpRequest) -> HttpResponse:
+def units_hide(request: HtmxHttpRequest) -> HttpResponseBase:
     if not request.user.has_perm(actions.HIDE_PERMISSION):
         return forbidden(request, NEEDS)
-    form = BulkHideConfirmForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "The confirmation was missing or damaged; please confirm again.")
-        uuids = form.cleaned_data.get("units") or []
-        fresh = BulkHideConfirmForm(
-            initial={"idempotency_key": actions.idempotency_key_new(), "units": uuids}
-        )
-        return _confirm_page(request, _hideable(uuids), fresh, status=400)
-    try:
-        result = bulk_hide.units_hide_bulk(
+    return confirmed_action(
+        request,
+        bind=BulkHideConfirmForm,
+        perform=lambda data: bulk_hide.units_hide_bulk(
             user=request.user,
-            uuids=form.cleaned_data["units"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
-            criterion=form.cleaned_data["criterion"],
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(
-            request, "That confirmation belongs to another action; please confirm again."
-        )
-        return redirect("dashboard:unit-list")
-    action_report(request, result, "Hidden")
-    return redirect("dashboard:unit-list")
+            uuids=data["units"],
+            idempotency_key=data["idempotency_key"],
+            criterion=data["criterion"],
+        ),
+        done_text="Hidden",
+        confirm_again=lambda form, status: _confirm_page(
+            request, _hideable(_posted_units(form)), form, status
+        ),
+        done_url=lambda data: reverse("dashboard:unit-list"),
+    )
+
+
+def _posted_units(form: BulkHideConfirmForm) -> list[str]:
+    form.is_valid()
+    units: list[str] = form.cleaned_data.get("units") or []
+    return units
 
 
 @role_required

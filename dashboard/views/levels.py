@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -24,7 +24,7 @@ from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.services import actions
 from dashboard.services import levels as level_services
-from dashboard.views.feedback import action_report
+from dashboard.views.confirmation import confirmed_action
 from dashboard.views.storage import LISTING_LIVE_TRIGGER
 from dashboard.views.units import forbidden, not_found, role_required
 
@@ -78,29 +78,28 @@ def levels_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 @role_required
 @require_POST
-def levels_fetch(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def levels_fetch(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
     if not request.user.has_perm(level_services.FETCH_LEVELS_PERMISSION):
         return forbidden(request, "Fetching the levels again needs the admin role.")
     if pipeline_get(slug) is None:
         return not_found(request, "No such pipeline.")
-    form = ConfirmActionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "The confirmation was missing or damaged; please try again.")
-        return redirect(_page_url(slug))
-    try:
-        result = level_services.levels_refetch(
-            user=request.user, pipeline=slug, idempotency_key=form.cleaned_data["idempotency_key"]
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(request, "That confirmation belongs to another action; please try again.")
-        return redirect(_page_url(slug))
-    action_report(request, result, "Levels fetched")
-    return redirect(_page_url(slug))
+    page = _page_url(slug)
+    return confirmed_action(
+        request,
+        bind=ConfirmActionForm,
+        perform=lambda data: level_services.levels_refetch(
+            user=request.user, pipeline=slug, idempotency_key=data["idempotency_key"]
+        ),
+        done_text="Levels fetched",
+        # The page's own button is the confirmation: back to it, where a fresh key waits.
+        confirm_again=lambda form, status: redirect(page),
+        done_url=lambda data: page,
+    )
 
 
 @role_required
 @require_POST
-def path_level_set(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def path_level_set(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
     if not request.user.has_perm(level_services.SET_LEVEL_PERMISSION):
         return forbidden(
             request, "Setting a level of description needs the operator or admin role."
@@ -108,24 +107,27 @@ def path_level_set(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if pipeline_get(slug) is None:
         return not_found(request, "No such pipeline.")
     stored, _ = tasks.levels_shown(slug)
-    form = SetLevelForm(request.POST, levels=stored.levels if stored is not None else ())
-    if not form.is_valid():
-        for field, errors in form.errors.items():
-            label = form.fields[field].label if field in form.fields else ""
-            for error in errors:
-                messages.error(request, f"{label}: {error}" if label else str(error))
-        return redirect(_page_url(slug, request.POST.get("path", "")))
-    data = form.cleaned_data
-    try:
-        result = level_services.path_level_set(
+    levels = stored.levels if stored is not None else ()
+    return confirmed_action(
+        request,
+        bind=lambda data: SetLevelForm(data, levels=levels),
+        perform=lambda data: level_services.path_level_set(
             user=request.user,
             pipeline=slug,
             path=data["path"],
             level_uuid=data["level_of_description"],
             idempotency_key=data["idempotency_key"],
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(request, "That confirmation belongs to another action; please try again.")
-        return redirect(_page_url(slug, data["path"]))
-    action_report(request, result, "Level set")
-    return redirect(_page_url(slug, data["path"]))
+        ),
+        done_text="Level set",
+        confirm_again=lambda form, status: _back_with_errors(request, slug, form),
+        done_url=lambda data: _page_url(slug, data["path"]),
+    )
+
+
+def _back_with_errors(request: HtmxHttpRequest, slug: str, form: SetLevelForm) -> HttpResponse:
+    """The form is on the levels page itself: its errors go there as messages."""
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else str(error))
+    return redirect(_page_url(slug, form.data.get("path", "")))

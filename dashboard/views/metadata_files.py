@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -29,7 +29,7 @@ from dashboard.services.metadata_files import (
     metadata_files_add,
     metadata_files_addable,
 )
-from dashboard.views.feedback import action_report
+from dashboard.views.confirmation import confirmed_action
 from dashboard.views.location_picker import picker_context
 from dashboard.views.units import forbidden, not_found, role_required
 
@@ -131,32 +131,30 @@ def confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
 
 @role_required
 @require_POST
-def add(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+def add(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
     unit = _unit(request, uuid)
     if isinstance(unit, HttpResponse):
         return unit
-    form = MetadataFilesForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "The confirmation was missing or damaged; please confirm again.")
-        fresh = request.POST.copy()
-        fresh["idempotency_key"] = actions.idempotency_key_new()
-        again = MetadataFilesForm(fresh)
-        again.is_valid()
-        return _confirm_page(request, unit, again, again.cleaned_data.get("picks") or [], 400)
-    data = form.cleaned_data
-    try:
-        result = metadata_files_add(
+    return confirmed_action(
+        request,
+        bind=MetadataFilesForm,
+        perform=lambda data: metadata_files_add(
             user=request.user,
             unit=unit,
             location_uuid=data["location"],
             paths=data["picks"],
             idempotency_key=data["idempotency_key"],
             after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(
-            request, "That confirmation belongs to another action; please confirm again."
-        )
-        return redirect("dashboard:metadata-files", unit.uuid)
-    action_report(request, result, "Metadata files added")
-    return redirect("dashboard:unit-detail", unit.uuid)
+        ),
+        done_text="Metadata files added",
+        confirm_again=lambda form, status: _confirm_page(
+            request, unit, form, _posted_picks(form), status
+        ),
+        done_url=lambda data: reverse("dashboard:unit-detail", args=[unit.uuid]),
+    )
+
+
+def _posted_picks(form: MetadataFilesForm) -> list[bytes]:
+    form.is_valid()
+    picks: list[bytes] = form.cleaned_data.get("picks") or []
+    return picks

@@ -38,6 +38,7 @@ from dashboard.models import StoragePackage
 from dashboard.selectors import links
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import actions, package_actions
+from dashboard.views.confirmation import confirmed_action
 from dashboard.views.feedback import action_report
 from dashboard.views.units import LIVE_TRIGGER, forbidden, not_found, role_required
 
@@ -421,34 +422,18 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
         )
         action_report(request, result, operation.done_text)
         return redirect("dashboard:storage-package-detail", package.uuid)
-    form = _form(operation, package, request.POST)
-    if not form.is_valid():
-        if "idempotency_key" in form.errors:
-            messages.error(
-                request, "The confirmation was missing or damaged; please confirm again."
-            )
-            form = _form(
-                operation,
-                package,
-                **{
-                    k: v
-                    for k, v in form.data.items()
-                    if k not in {"idempotency_key", "csrfmiddlewaretoken"}
-                },
-            )
-        return _confirm_page(request, operation, package, form, status=400)
-    data = form.cleaned_data
-    try:
-        if operation.perform is None:
-            return _download(request, package, data["idempotency_key"])
-        result = operation.perform(user=request.user, package=package, data=data)
-    except actions.IdempotencyKeyReused:
-        messages.error(
-            request, "That confirmation belongs to another action; please confirm again."
-        )
-        return _confirm_page(request, operation, package, _form(operation, package), status=400)
-    action_report(request, result, operation.done_text)
-    return redirect("dashboard:storage-package-detail", package.uuid)
+    return confirmed_action(
+        request,
+        bind=lambda data: _form(operation, package, data),
+        perform=lambda data: (
+            _download(request, package, data["idempotency_key"])
+            if operation.perform is None
+            else operation.perform(user=request.user, package=package, data=data)
+        ),
+        done_text=operation.done_text,
+        confirm_again=lambda form, status: _confirm_page(request, operation, package, form, status),
+        done_url=lambda data: reverse("dashboard:storage-package-detail", args=[package.uuid]),
+    )
 
 
 def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpResponseBase:

@@ -8,6 +8,7 @@ a named live partial; htmx polls the page URL and gets just that partial back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -46,7 +47,7 @@ from dashboard.selectors.bulk_hide import pending_hides
 from dashboard.selectors.decisions import awaits_reingest_approval
 from dashboard.selectors.summary import summary_get
 from dashboard.services import actions, metadata_files, workflow_reingest
-from dashboard.views.feedback import action_report
+from dashboard.views.confirmation import confirmed_action
 
 UNITS_PER_PAGE = 50
 TASKS_PER_PAGE = 100
@@ -327,32 +328,125 @@ def _safe_next(request: HttpRequest, candidate: str | None, default: str) -> str
     return default
 
 
-def _confirm(
+def _unit_page(unit: Unit) -> str:
+    return reverse("dashboard:unit-detail", args=[unit.uuid])
+
+
+def _waiting_page(unit: Unit) -> str:
+    return reverse("dashboard:waiting-list")
+
+
+def _no_initial(unit: Unit) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class UnitAction:
+    """One action on a unit: what its confirmation page (GET) and its POST both need."""
+
+    permission: str
+    # Why a user without the permission is refused.
+    needs: str
+    # Whether the confirmation is offered now; on POST the service checks again, and audits.
+    ready: Callable[[Unit], bool]
+    not_ready: str
+    # Where Cancel, a unit that is not ready and a done action (without ?next=) go.
+    back_url: Callable[[Unit], str]
+    title: str
+    question: str
+    button: str
+    post_url_name: str
+    service: Callable[..., actions.ActionResult]
+    done_text: str
+    form_class: type[ConfirmActionForm] = ConfirmActionForm
+    # What the user types on the confirmation page, handed to the service by field name.
+    typed_fields: tuple[str, ...] = ()
+    # What those fields hold when the confirmation page opens.
+    initial: Callable[[Unit], dict[str, Any]] = _no_initial
+
+
+TRANSFER_APPROVE = UnitAction(
+    permission=actions.APPROVE_PERMISSION,
+    needs="Approving transfers needs the operator or admin role.",
+    ready=lambda unit: unit.awaiting_approval,
+    not_ready="This transfer is not waiting for approval (any more).",
+    back_url=_waiting_page,
+    title="Approve transfer",
+    question="Approve this transfer? The workflow service starts processing it.",
+    button="Approve transfer",
+    post_url_name="dashboard:transfer-approve",
+    service=actions.transfer_approve,
+    done_text="Approved",
+)
+UNIT_HIDE = UnitAction(
+    permission=actions.HIDE_PERMISSION,
+    needs="Hiding units needs the operator or admin role.",
+    ready=lambda unit: unit.finished,
+    not_ready="Only a completed, failed or rejected unit can be hidden.",
+    back_url=_unit_page,
+    title="Hide unit",
+    question=(
+        "Hide this finished unit? It disappears from the lists here and in the "
+        "workflow service's dashboard; nothing is deleted."
+    ),
+    button="Hide unit",
+    post_url_name="dashboard:unit-hide",
+    service=actions.unit_hide,
+    done_text="Hidden",
+)
+REINGEST_NEEDS = "Reingesting needs the operator or admin role."
+REINGEST_APPROVE = UnitAction(
+    permission=workflow_reingest.REINGEST_PERMISSION,
+    needs=REINGEST_NEEDS,
+    ready=awaits_reingest_approval,
+    not_ready="This SIP is not waiting for a partial reingest approval (any more).",
+    back_url=_unit_page,
+    title="Approve partial reingest",
+    question=(
+        "Approve this partial reingest? The workflow service goes on with the SIP's "
+        "ingest and stores the AIP again."
+    ),
+    button="Approve reingest",
+    post_url_name="dashboard:reingest-approve",
+    service=workflow_reingest.partial_reingest_approve,
+    done_text="Reingest approved",
+)
+REINGEST_START = UnitAction(
+    permission=workflow_reingest.REINGEST_PERMISSION,
+    needs=REINGEST_NEEDS,
+    ready=workflow_reingest.reingest_startable,
+    not_ready="Only a completed SIP can be reingested from here.",
+    back_url=_unit_page,
+    title="Partial reingest",
+    question=(
+        "Start a partial reingest of this SIP's AIP? The workflow service takes the AIP "
+        "from its shared tmp area (the storage service puts it there when a reingest is "
+        "requested on its side), and the SIP waits for the reingest to be approved."
+    ),
+    button="Start partial reingest",
+    post_url_name="dashboard:reingest-start",
+    service=workflow_reingest.partial_reingest_start,
+    done_text="Reingest started",
+    form_class=PartialReingestForm,
+    typed_fields=("name",),
+    initial=lambda unit: {"name": workflow_reingest.default_reingest_name(unit)},
+)
+
+
+def _confirm_page(
     request: HtmxHttpRequest,
-    *,
+    action: UnitAction,
     unit: Unit,
-    title: str,
-    question: str,
-    button: str,
-    action_url: str,
-    cancel_url: str,
-    form: ConfirmActionForm | None = None,
+    form: ConfirmActionForm,
     status: int = 200,
 ) -> HttpResponse:
-    if form is None:
-        form = ConfirmActionForm(
-            initial={
-                "idempotency_key": actions.idempotency_key_new(),
-                "next": _safe_next(request, request.GET.get("next"), cancel_url),
-            }
-        )
     context = {
         "unit": unit,
-        "title": title,
-        "question": question,
-        "button": button,
-        "action_url": action_url,
-        "cancel_url": cancel_url,
+        "title": action.title,
+        "question": action.question,
+        "button": action.button,
+        "action_url": reverse(action.post_url_name, args=[unit.uuid]),
+        "cancel_url": action.back_url(unit),
         "form": form,
     }
     name = "dashboard/confirm_action.html"
@@ -361,256 +455,99 @@ def _confirm(
     return render(request, name, context, status=status)
 
 
-def _unit_or_404(request: HttpRequest, uuid: Any) -> Unit | HttpResponse:
+def _permitted_unit(request: HtmxHttpRequest, uuid: Any, action: UnitAction) -> Unit | HttpResponse:
+    """The unit, or the page that says why the user may not act on it."""
+    if not request.user.has_perm(action.permission):
+        return forbidden(request, action.needs)
     unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
         return not_found(request, "This unit is not known to Lookout (or not yet).")
     return unit
 
 
-def _perform(
-    request: HtmxHttpRequest,
-    *,
-    uuid: Any,
-    permission: str,
-    service: Callable[..., actions.ActionResult],
-    done_text: str,
-    confirm: Callable[..., HttpResponse],
-    default_next: Callable[[Unit], str],
-) -> HttpResponse:
-    if not request.user.has_perm(permission):
-        return forbidden(request, "This action needs the operator or admin role.")
-    unit = _unit_or_404(request, uuid)
+def _action_confirm(request: HtmxHttpRequest, uuid: Any, action: UnitAction) -> HttpResponse:
+    unit = _permitted_unit(request, uuid, action)
     if isinstance(unit, HttpResponse):
         return unit
-    form = ConfirmActionForm(request.POST)
-    if not form.is_valid():
-        # No or malformed token: ask again with a fresh one instead of guessing.
-        messages.error(request, "The confirmation was missing or damaged; please confirm again.")
-        return confirm(request, unit, status=400)
-    try:
-        result = service(
+    if not action.ready(unit):
+        messages.info(request, action.not_ready)
+        return _redirect(request, action.back_url(unit))
+    form = action.form_class(
+        initial={
+            "idempotency_key": actions.idempotency_key_new(),
+            "next": _safe_next(request, request.GET.get("next"), action.back_url(unit)),
+            **action.initial(unit),
+        }
+    )
+    return _confirm_page(request, action, unit, form)
+
+
+def _action_perform(request: HtmxHttpRequest, uuid: Any, action: UnitAction) -> HttpResponseBase:
+    unit = _permitted_unit(request, uuid, action)
+    if isinstance(unit, HttpResponse):
+        return unit
+    return confirmed_action(
+        request,
+        bind=action.form_class,
+        perform=lambda data: action.service(
             user=request.user,
             unit=unit,
-            idempotency_key=form.cleaned_data["idempotency_key"],
+            idempotency_key=data["idempotency_key"],
             after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(
-            request, "That confirmation belongs to another action; please confirm again."
-        )
-        return confirm(request, unit, status=400)
-    action_report(request, result, done_text)
-    return redirect(_safe_next(request, form.cleaned_data.get("next"), default_next(unit)))
-
-
-def _approve_confirm(request: HtmxHttpRequest, unit: Unit, status: int = 200) -> HttpResponse:
-    return _confirm(
-        request,
-        unit=unit,
-        title="Approve transfer",
-        question="Approve this transfer? The workflow service starts processing it.",
-        button="Approve transfer",
-        action_url=reverse("dashboard:transfer-approve", args=[unit.uuid]),
-        cancel_url=reverse("dashboard:waiting-list"),
-        status=status,
-    )
-
-
-def _hide_confirm(request: HtmxHttpRequest, unit: Unit, status: int = 200) -> HttpResponse:
-    return _confirm(
-        request,
-        unit=unit,
-        title="Hide unit",
-        question=(
-            "Hide this finished unit? It disappears from the lists here and in the "
-            "workflow service's dashboard; nothing is deleted."
+            **{field: data[field] for field in action.typed_fields},
         ),
-        button="Hide unit",
-        action_url=reverse("dashboard:unit-hide", args=[unit.uuid]),
-        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
-        status=status,
+        done_text=action.done_text,
+        confirm_again=lambda form, status: _confirm_page(request, action, unit, form, status),
+        done_url=lambda data: _safe_next(request, data.get("next"), action.back_url(unit)),
     )
 
 
 @role_required
 @require_GET
 def transfer_approve_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    if not request.user.has_perm(actions.APPROVE_PERMISSION):
-        return forbidden(request, "Approving transfers needs the operator or admin role.")
-    unit = _unit_or_404(request, uuid)
-    if isinstance(unit, HttpResponse):
-        return unit
-    if not unit.awaiting_approval:
-        messages.info(request, "This transfer is not waiting for approval (any more).")
-        return _redirect(request, reverse("dashboard:waiting-list"))
-    return _approve_confirm(request, unit)
+    return _action_confirm(request, uuid, TRANSFER_APPROVE)
 
 
 @role_required
 @require_POST
-def transfer_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    return _perform(
-        request,
-        uuid=uuid,
-        permission=actions.APPROVE_PERMISSION,
-        service=actions.transfer_approve,
-        done_text="Approved",
-        confirm=_approve_confirm,
-        default_next=lambda unit: reverse("dashboard:waiting-list"),
-    )
+def transfer_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
+    return _action_perform(request, uuid, TRANSFER_APPROVE)
 
 
 @role_required
 @require_GET
 def unit_hide_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    if not request.user.has_perm(actions.HIDE_PERMISSION):
-        return forbidden(request, "Hiding units needs the operator or admin role.")
-    unit = _unit_or_404(request, uuid)
-    if isinstance(unit, HttpResponse):
-        return unit
-    if not unit.finished:
-        messages.info(request, "Only a completed, failed or rejected unit can be hidden.")
-        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
-    return _hide_confirm(request, unit)
+    return _action_confirm(request, uuid, UNIT_HIDE)
 
 
 @role_required
 @require_POST
-def unit_hide(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    return _perform(
-        request,
-        uuid=uuid,
-        permission=actions.HIDE_PERMISSION,
-        service=actions.unit_hide,
-        done_text="Hidden",
-        confirm=_hide_confirm,
-        default_next=lambda unit: reverse("dashboard:unit-detail", args=[unit.uuid]),
-    )
+def unit_hide(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
+    return _action_perform(request, uuid, UNIT_HIDE)
 
 
 # --- partial reingest from the workflow side ---------------------------------------------
-
-REINGEST_NEEDS = "Reingesting needs the operator or admin role."
-
-
-def _reingest_approve_confirm(
-    request: HtmxHttpRequest, unit: Unit, status: int = 200
-) -> HttpResponse:
-    return _confirm(
-        request,
-        unit=unit,
-        title="Approve partial reingest",
-        question=(
-            "Approve this partial reingest? The workflow service goes on with the SIP's "
-            "ingest and stores the AIP again."
-        ),
-        button="Approve reingest",
-        action_url=reverse("dashboard:reingest-approve", args=[unit.uuid]),
-        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
-        status=status,
-    )
 
 
 @role_required
 @require_GET
 def reingest_approve_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
-        return forbidden(request, REINGEST_NEEDS)
-    unit = _unit_or_404(request, uuid)
-    if isinstance(unit, HttpResponse):
-        return unit
-    if not awaits_reingest_approval(unit):
-        messages.info(
-            request, "This SIP is not waiting for a partial reingest approval (any more)."
-        )
-        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
-    return _reingest_approve_confirm(request, unit)
+    return _action_confirm(request, uuid, REINGEST_APPROVE)
 
 
 @role_required
 @require_POST
-def reingest_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    return _perform(
-        request,
-        uuid=uuid,
-        permission=workflow_reingest.REINGEST_PERMISSION,
-        service=workflow_reingest.partial_reingest_approve,
-        done_text="Reingest approved",
-        confirm=_reingest_approve_confirm,
-        default_next=lambda unit: reverse("dashboard:unit-detail", args=[unit.uuid]),
-    )
-
-
-def _reingest_start_confirm(
-    request: HtmxHttpRequest,
-    unit: Unit,
-    status: int = 200,
-    form: PartialReingestForm | None = None,
-) -> HttpResponse:
-    return _confirm(
-        request,
-        unit=unit,
-        title="Partial reingest",
-        question=(
-            "Start a partial reingest of this SIP's AIP? The workflow service takes the AIP "
-            "from its shared tmp area (the storage service puts it there when a reingest is "
-            "requested on its side), and the SIP waits for the reingest to be approved."
-        ),
-        button="Start partial reingest",
-        action_url=reverse("dashboard:reingest-start", args=[unit.uuid]),
-        cancel_url=reverse("dashboard:unit-detail", args=[unit.uuid]),
-        form=form
-        or PartialReingestForm(
-            initial={
-                "idempotency_key": actions.idempotency_key_new(),
-                "name": workflow_reingest.default_reingest_name(unit),
-            }
-        ),
-        status=status,
-    )
+def reingest_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
+    return _action_perform(request, uuid, REINGEST_APPROVE)
 
 
 @role_required
 @require_GET
 def reingest_start_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
-        return forbidden(request, REINGEST_NEEDS)
-    unit = _unit_or_404(request, uuid)
-    if isinstance(unit, HttpResponse):
-        return unit
-    if not workflow_reingest.reingest_startable(unit):
-        messages.info(request, "Only a completed SIP can be reingested from here.")
-        return _redirect(request, reverse("dashboard:unit-detail", args=[unit.uuid]))
-    return _reingest_start_confirm(request, unit)
+    return _action_confirm(request, uuid, REINGEST_START)
 
 
 @role_required
 @require_POST
-def reingest_start(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
-    if not request.user.has_perm(workflow_reingest.REINGEST_PERMISSION):
-        return forbidden(request, REINGEST_NEEDS)
-    unit = _unit_or_404(request, uuid)
-    if isinstance(unit, HttpResponse):
-        return unit
-    form = PartialReingestForm(request.POST)
-    if not form.is_valid():
-        # What was typed stays; a damaged token is replaced by a fresh one.
-        data = request.POST.copy()
-        data["idempotency_key"] = actions.idempotency_key_new()
-        return _reingest_start_confirm(request, unit, status=400, form=PartialReingestForm(data))
-    try:
-        result = workflow_reingest.partial_reingest_start(
-            user=request.user,
-            unit=unit,
-            name=form.cleaned_data["name"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
-            after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
-        )
-    except actions.IdempotencyKeyReused:
-        messages.error(
-            request, "That confirmation belongs to another action; please confirm again."
-        )
-        return _reingest_start_confirm(request, unit, status=400)
-    action_report(request, result, "Reingest started")
-    return redirect("dashboard:unit-detail", unit.uuid)
+def reingest_start(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
+    return _action_perform(request, uuid, REINGEST_START)
