@@ -291,9 +291,22 @@ def json_or_none(response: requests.Response) -> Any:
     if not is_json_response(response):
         return None
     try:
-        return json.loads(response.content)
+        return decoded_json(response)
     except (ValueError, requests.RequestException):
         return None
+
+
+_NOT_DECODED = object()
+
+
+def decoded_json(response: requests.Response) -> Any:
+    """`json.loads` of the body, parsed once per response: an answer is decoded to check
+    it for errors, then read (a status call, thousands a cycle, would parse twice)."""
+    cached = response.__dict__.get("_lookout_json", _NOT_DECODED)
+    if cached is _NOT_DECODED:
+        cached = json.loads(response.content)
+        response.__dict__["_lookout_json"] = cached
+    return cached
 
 
 def _flatten_messages(value: Any) -> list[str]:
@@ -687,7 +700,7 @@ class ApiClient:
             content_type = response.headers.get("Content-Type") or "no Content-Type"
             raise self._malformed(response, method, f"expected JSON, got {content_type}")
         try:
-            return json.loads(response.content)
+            return decoded_json(response)
         except (ValueError, requests.RequestException) as exc:
             raise self._malformed(response, method, f"the body is not valid JSON ({exc})") from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import operator
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import CharField, Max, Q
+from django.db.models import CharField, Field, Max, Q
 from django.utils import timezone
 
 from dashboard.clients.base import UpstreamAuthError, UpstreamError, UpstreamUnavailable
@@ -348,8 +349,9 @@ _POLLED_FIELDS = (
 _IN_BATCH = 900
 
 
-def _values(unit: Unit) -> tuple[Any, ...]:
-    return tuple(getattr(unit, name) for name in _POLLED_FIELDS)
+# One C call per unit instead of a generator of getattr calls: a cycle reads every due
+# unit's polled fields twice (before and after), 20,000 times at 10,000 units.
+_values: Callable[[Unit], tuple[Any, ...]] = operator.attrgetter(*_POLLED_FIELDS)
 
 
 def _working_set(pipeline: str) -> dict[str, Unit]:
@@ -451,8 +453,25 @@ def _update_each(units: list[Unit], fields: tuple[str, ...]) -> None:
         ", ".join(f"{quote(field.column)} = %s" for field in columns),
         quote(meta.pk.column),
     )
+    # Most values repeat across units (a cycle's own time, a status, a flag): each
+    # distinct value of a field is converted once.
+    converted: list[dict[Any, Any]] = [{} for _ in columns]
+
+    def prepared(index: int, field: Field, value: Any) -> Any:
+        seen = converted[index]
+        try:
+            return seen[value]
+        except KeyError:
+            seen[value] = field.get_db_prep_save(value, connection)
+            return seen[value]
+        except TypeError:  # unhashable: convert every time
+            return field.get_db_prep_save(value, connection)
+
     rows = [
-        [field.get_db_prep_save(getattr(unit, field.attname), connection) for field in columns]
+        [
+            prepared(index, field, getattr(unit, field.attname))
+            for index, field in enumerate(columns)
+        ]
         + [unit.pk]
         for unit in units
     ]
@@ -477,6 +496,8 @@ def _store(
         if unit.pk is None:
             continue
         after = _values(unit)
+        if after == before[unit.uuid]:
+            continue
         changes = tuple(
             (name, value)
             for name, old, value in zip(_POLLED_FIELDS, before[unit.uuid], after, strict=True)
