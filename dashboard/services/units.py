@@ -457,7 +457,7 @@ def _update_each(units: list[Unit], fields: tuple[str, ...]) -> None:
     # distinct value of a field is converted once.
     converted: list[dict[Any, Any]] = [{} for _ in columns]
 
-    def prepared(index: int, field: Field, value: Any) -> Any:
+    def prepared(index: int, field: Field[Any, Any], value: Any) -> Any:
         seen = converted[index]
         try:
             return seen[value]
