@@ -34,6 +34,7 @@ import requests.adapters
 import requests.auth
 import requests.utils
 
+from dashboard.clients.transport import KeptPoolAdapter
 from dashboard.lib.redaction import redact
 
 logger = logging.getLogger(__name__)
@@ -439,7 +440,7 @@ class ApiClient:
             session = requests.Session()
             # The pollers share one client across their worker threads: keep a connection
             # per thread instead of the default ten.
-            adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
+            adapter = KeptPoolAdapter(pool_maxsize=POOL_SIZE)
             session.mount("http://", adapter)
             session.mount("https://", adapter)
             # Read proxy and CA settings from the environment once, not on every request
