@@ -312,7 +312,8 @@ LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 # X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's model backend, with permissions kept in the cache between changes.
+    "dashboard.lib.auth_cache.CachedPermissionsBackend",
 ]
 # No start-up banner: `make run` and management commands print only what matters.
 AXES_VERBOSE = False
@@ -383,6 +384,8 @@ STORAGES = {
 # --- Security: secure by default, relaxed only for plain-HTTP local use --------
 # A login lasts LOOKOUT_SESSION_MAX_HOURS at most, and ends after
 # LOOKOUT_SESSION_IDLE_MINUTES without a page load or form (dashboard/middleware.py).
+# Sessions are written to the database and read through the cache (a flush loses none).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_AGE = env_int("LOOKOUT_SESSION_MAX_HOURS", 12, minimum=1) * 3600
 LOOKOUT_SESSION_IDLE_MINUTES = env_int("LOOKOUT_SESSION_IDLE_MINUTES", 60, minimum=1)
 SESSION_COOKIE_HTTPONLY = True

@@ -20,6 +20,7 @@ class DashboardConfig(AppConfig):
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
+        self._forget_permissions_on_change()
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
         # What the cached live regions show (dashboard.lib.page_cache). A save or delete
         # of one row moves the generation on; the services' bulk writes do it themselves.
@@ -32,6 +33,24 @@ class DashboardConfig(AppConfig):
         ):
             post_save.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
             post_delete.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
+
+    @staticmethod
+    def _forget_permissions_on_change() -> None:
+        """What users may do is cached (dashboard.lib.auth_cache): any change to a user,
+        a group, a permission or who holds which moves it on."""
+        from django.contrib.auth.models import Group, Permission, User
+
+        from dashboard.lib.auth_cache import auth_changed
+
+        for model in (User, Group, Permission):
+            for signal in (post_save, post_delete):
+                signal.connect(auth_changed, sender=model, dispatch_uid=f"auth-cache-{model}")
+        for through in (
+            User.groups.through,
+            User.user_permissions.through,
+            Group.permissions.through,
+        ):
+            m2m_changed.connect(auth_changed, sender=through, dispatch_uid=f"auth-cache-{through}")
 
 
 def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:

@@ -60,4 +60,6 @@ def user_has_role(user: User | AnonymousUser) -> bool:
         return False
     if user.is_superuser:
         return True
-    return user.groups.filter(name__in=[r.value for r in Role]).exists()
+    from dashboard.lib.auth_cache import user_auth  # it reads the roles named here
+
+    return isinstance(user, User) and user_auth(user).in_a_role
