@@ -2,7 +2,7 @@
 
 Every figure is added up from the small per-day tables `dashboard.services.analytics`
 keeps, never from the units or the history, so a period costs the same however much
-history there is. Time per stage and failures, the biggest tables, are read per month
+history there is. Time per stage, waits and failures are read per month
 for the whole months of a period and per day for the days around them. Long periods are
 drawn by week or by month (`Period.bucket`), the queue as each bucket's peak, so a year
 is about 53 rows to render. Days before Lookout started watching a pipeline are "not
@@ -27,6 +27,7 @@ from dashboard.models import (
     DailyThroughput,
     DecisionWait,
     FailureCount,
+    MonthlyDecisionWait,
     MonthlyFailureCount,
     MonthlyStageDuration,
     QueueSample,
@@ -285,31 +286,46 @@ def _throughput(
     return rows
 
 
-def _timings(rows: QuerySet[Any], name: str) -> dict[str, tuple[int, list[int]]]:
-    """Count and histogram per `name`, added up in the database."""
-    sums = (
-        rows.order_by().values(name).annotate(n=Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS})
-    )
-    return {row[name]: (row["n"], [row[f] for f in BUCKET_FIELDS]) for row in sums}
+@dataclass
+class _Timings:
+    count: int = 0
+    observed: int = 0
+    buckets: list[int] = field(default_factory=histogram.empty)
+
+
+def _timings(
+    daily: Any, monthly: Any, name: str, pipeline: str | None, period: Period, *, by_month: bool
+) -> dict[str, _Timings]:
+    """Count, observed count (waits only) and histogram per `name` over the period,
+    each part added up in the database."""
+    sums = {"n": Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS}}
+    if hasattr(daily, "observed_count"):
+        sums["observed"] = Sum("observed_count")
+    found: dict[str, _Timings] = defaultdict(_Timings)
+    for part in _parts(daily, monthly, pipeline, period, by_month=by_month):
+        for row in part.order_by().values(name).annotate(**sums):
+            timings = found[row[name]]
+            timings.count += row["n"]
+            timings.observed += row.get("observed", 0)
+            timings.buckets = histogram.merged([timings.buckets, [row[f] for f in BUCKET_FIELDS]])
+    return found
 
 
 def _stages(pipeline: str | None, period: Period, *, by_month: bool) -> list[StageRow]:
-    found: dict[str, tuple[int, list[int]]] = {}
-    for part in _parts(StageDuration, MonthlyStageDuration, pipeline, period, by_month=by_month):
-        for group, (count, buckets) in _timings(part, "group").items():
-            total, summed = found.get(group, (0, histogram.empty()))
-            found[group] = (total + count, histogram.merged([summed, buckets]))
-    medians = {group: histogram.percentile(buckets, 0.5) for group, (_, buckets) in found.items()}
+    found = _timings(
+        StageDuration, MonthlyStageDuration, "group", pipeline, period, by_month=by_month
+    )
+    medians = {group: histogram.percentile(t.buckets, 0.5) for group, t in found.items()}
     slowest = sorted(medians, key=lambda g: medians[g] or 0.0, reverse=True)[:SLOWEST_MARKED]
     return [
         StageRow(
             group=group,
-            count=count,
+            count=timings.count,
             median_seconds=medians[group],
-            p90_seconds=histogram.percentile(buckets, 0.9),
+            p90_seconds=histogram.percentile(timings.buckets, 0.9),
             slowest=group in slowest,
         )
-        for group, (count, buckets) in sorted(found.items(), key=lambda i: group_sort_key(i[0]))
+        for group, timings in sorted(found.items(), key=lambda i: group_sort_key(i[0]))
     ]
 
 
@@ -317,12 +333,10 @@ def _is_approval(decision: str) -> bool:
     return decision.startswith("Approve")
 
 
-def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]:
-    rows = _rows(DecisionWait, pipeline, period)
-    found = _timings(rows, "decision")
-    observed: dict[str, int] = defaultdict(int)
-    for decision, count in rows.values_list("decision", "observed_count"):
-        observed[decision] += count
+def _waits(pipeline: str | None, period: Period, now: datetime, *, by_month: bool) -> list[WaitRow]:
+    found = _timings(
+        DecisionWait, MonthlyDecisionWait, "decision", pipeline, period, by_month=by_month
+    )
     live = Unit.objects.filter(awaiting_decision=True, hidden=False).exclude(decision="")
     if pipeline:
         live = live.filter(pipeline=pipeline)
@@ -334,15 +348,15 @@ def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]
     }
     result = []
     for decision in sorted(set(found) | set(now_waiting)):
-        count, buckets = found.get(decision, (0, histogram.empty()))
+        timings = found.get(decision, _Timings())
         waiting, since = now_waiting.get(decision, (0, None))
         result.append(
             WaitRow(
                 decision=decision,
-                count=count,
-                observed_count=observed.get(decision, 0),
-                median_seconds=histogram.percentile(buckets, 0.5),
-                p90_seconds=histogram.percentile(buckets, 0.9),
+                count=timings.count,
+                observed_count=timings.observed,
+                median_seconds=histogram.percentile(timings.buckets, 0.5),
+                p90_seconds=histogram.percentile(timings.buckets, 0.9),
                 waiting_now=waiting,
                 longest_now_seconds=(now - since).total_seconds() if since else None,
             )
@@ -499,7 +513,7 @@ def analytics_get(
         throughput=throughput,
         started_observed=observed,
         stages=_stages(pipeline, period, by_month=by_month),
-        waits=_waits(pipeline, period, now),
+        waits=_waits(pipeline, period, now, by_month=by_month),
         approvals=_approvals(pipeline, period, since),
         failure_groups=failure_groups,
         failure_jobs=failure_jobs,

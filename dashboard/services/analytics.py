@@ -36,6 +36,7 @@ from dashboard.models import (
     DailyThroughput,
     DecisionWait,
     FailureCount,
+    MonthlyDecisionWait,
     MonthlyFailureCount,
     MonthlyStageDuration,
     QueueSample,
@@ -158,12 +159,13 @@ class _Timing:
         self.buckets = histogram.merged([self.buckets, other.buckets])
 
 
-def _stages_by_month(
-    stages: Mapping[tuple[str, str, date], _Timing],
+def _timings_by_month(
+    timings: Mapping[tuple[str, str, date], _Timing],
 ) -> dict[tuple[str, str, date], _Timing]:
+    """Daily timings (of a group or a decision) added up per month."""
     months: dict[tuple[str, str, date], _Timing] = defaultdict(_Timing)
-    for (pipeline, group, day), timing in stages.items():
-        months[(pipeline, group, month_of(day))].absorb(timing)
+    for (pipeline, name, day), timing in timings.items():
+        months[(pipeline, name, month_of(day))].absorb(timing)
     return months
 
 
@@ -228,9 +230,12 @@ class _Batch:
             self._write_started()
             self._write_timings(StageDuration, "group", self.stages)
             self._write_timings(
-                MonthlyStageDuration, "group", _stages_by_month(self.stages), "month"
+                MonthlyStageDuration, "group", _timings_by_month(self.stages), "month"
             )
             self._write_timings(DecisionWait, "decision", self.waits)
+            self._write_timings(
+                MonthlyDecisionWait, "decision", _timings_by_month(self.waits), "month"
+            )
             self._write_failures(FailureCount, self.failures, "day")
             self._write_failures(MonthlyFailureCount, _failures_by_month(self.failures), "month")
 
@@ -256,7 +261,10 @@ class _Batch:
 
     def _write_timings(
         self,
-        model: type[StageDuration] | type[DecisionWait] | type[MonthlyStageDuration],
+        model: type[StageDuration]
+        | type[DecisionWait]
+        | type[MonthlyStageDuration]
+        | type[MonthlyDecisionWait],
         name: str,
         timings: Mapping[tuple[str, str, date], _Timing],
         period: str = "day",
@@ -273,10 +281,10 @@ class _Batch:
             row.count += timing.count
             row.total_seconds += timing.total
             row.histogram = histogram.merged([row.histogram, timing.buckets])
-            if isinstance(row, DecisionWait):
+            if isinstance(row, DecisionWait | MonthlyDecisionWait):
                 row.observed_count += timing.observed
         fields = ["count", "total_seconds", *BUCKET_FIELDS]
-        if model is DecisionWait:
+        if model in (DecisionWait, MonthlyDecisionWait):
             fields.append("observed_count")
         model.objects.bulk_create(new, batch_size=500)
         model.objects.bulk_update(list(existing.values()), fields, batch_size=500)
@@ -547,6 +555,7 @@ def rollups_rebuild(*, time_zones: Mapping[str, str]) -> BackfillSummary:
             StageDuration,
             MonthlyStageDuration,
             DecisionWait,
+            MonthlyDecisionWait,
             FailureCount,
             MonthlyFailureCount,
             UnitTally,
