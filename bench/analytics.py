@@ -5,13 +5,13 @@
 
 Bulk-creates finished units spread over a year and the status history, plus stored jobs
 for `--with-jobs` of them spread over every day (so every rollup row a year can hold
-exists: each workflow group, each job, each day), builds the rollups with the back-fill
-command, then times the page and the API for every period (p95 of `--runs` requests),
-and poll cycles with and without the rollup update: against the in-process fake client
-(no network), and against the simulator over HTTP (`--http-cycles`, 0 skips it).
-Targets: p95 at most 150 ms for any period; the rollup update adds at most 5 % to a
-poll cycle. SQLite in a temporary folder, or, when DATABASE_URL names a PostgreSQL
-server, a scratch database on it that is dropped at the end.
+exists: each workflow group, each job, each day) and a year of hourly queue samples,
+builds the rollups with the back-fill command, then times the page and the API for every
+period (p95 of `--runs` requests), and poll cycles with and without the rollup update:
+against the in-process fake client (no network), and against the simulator over HTTP
+(`--http-cycles`, 0 skips it). Targets: p95 at most 150 ms for any period; the rollup
+update adds at most 5 % to a poll cycle. SQLite in a temporary folder, or, when
+DATABASE_URL names a PostgreSQL server, a scratch database on it that is dropped at the end.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def seed(units: int, changes: int, with_jobs: int) -> None:
     from django.utils import timezone
 
     from dashboard.lib.workflow_order import INGEST_GROUPS, TRANSFER_GROUPS
-    from dashboard.models import StatusChange, StoragePackage, Unit, UnitJobs
+    from dashboard.models import QueueSample, StatusChange, StoragePackage, Unit, UnitJobs
 
     rng = random.Random(1)
     now = timezone.now()
@@ -137,6 +137,20 @@ def seed(units: int, changes: int, with_jobs: int) -> None:
             UnitJobs(unit=unit, fetched_at=moment, unit_updated_at=unit.updated_at, jobs=jobs)
         )
     UnitJobs.objects.bulk_create(rows, batch_size=500)
+    # A year of hourly queue samples, as a year of polls leaves them.
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    QueueSample.objects.bulk_create(
+        [
+            QueueSample(
+                pipeline="default",
+                hour=hour - timedelta(hours=n),
+                active=rng.randint(0, 200),
+                waiting=rng.randint(0, 40),
+            )
+            for n in range(365 * 24)
+        ],
+        batch_size=5000,
+    )
 
 
 def p95(samples: list[float]) -> float:

@@ -938,8 +938,9 @@ class UnitStatusCount(models.Model):
 
 
 # --- Monthly analytics rollups ---------------------------------------------------------
-# The same figures as StageDuration and FailureCount added up per calendar month (`month`
-# is its first day), written together with the daily rows: a year is read as about twelve
+# The same figures as StageDuration and FailureCount (and, below, DecisionWait) added up
+# per calendar month (`month` is its first day), written together with the daily rows: a
+# year is read as about twelve
 # rows per group instead of 365, and histograms add up exactly, so a period's medians and
 # 90th percentiles are the same read either way.
 
@@ -988,3 +989,24 @@ class MonthlyFailureCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.group}/{self.job} {self.pipeline} {self.month:%Y-%m}"
+
+
+class MonthlyDecisionWait(DurationHistogram):
+    """Time units waited for a person at one decision, by the month the wait ended (the
+    same sums as `DecisionWait`, so a year of waits is about twelve rows per decision)."""
+
+    pipeline = models.CharField(max_length=40)
+    decision = models.CharField(max_length=255)
+    month = models.DateField()
+    observed_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pipeline", "decision", "month"], name="monthlywait_pipeline_month"
+            )
+        ]
+        indexes = [models.Index(fields=["month"], name="monthlywait_month")]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.pipeline} {self.month:%Y-%m}"

@@ -25,7 +25,7 @@ class PeriodSerializer(serializers.Serializer):
     last_day = serializers.DateField()
     start = serializers.DateTimeField()
     end = serializers.DateTimeField()
-    bucket = serializers.ChoiceField(choices=["day", "week"])
+    bucket = serializers.ChoiceField(choices=["day", "week", "month"])
 
 
 class ThroughputSerializer(serializers.Serializer):

@@ -2,9 +2,11 @@
 
 Every figure is added up from the small per-day tables `dashboard.services.analytics`
 keeps, never from the units or the history, so a period costs the same however much
-history there is. Time per stage and failures, the biggest tables, are read per month
-for the whole months of a period and per day for the days around them. Days before Lookout started
-watching a pipeline are "not covered" (None), not zero.
+history there is. Time per stage, waits and failures are read per month
+for the whole months of a period and per day for the days around them. Long periods are
+drawn by week or by month (`Period.bucket`), the queue as each bucket's peak, so a year
+is about 53 rows to render. Days before Lookout started watching a pipeline are "not
+covered" (None), not zero.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from django.db.models import Count, Min, Q, QuerySet, Sum
+from django.db.models import Case, Count, IntegerField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
 from dashboard.lib import histogram
@@ -25,6 +27,7 @@ from dashboard.models import (
     DailyThroughput,
     DecisionWait,
     FailureCount,
+    MonthlyDecisionWait,
     MonthlyFailureCount,
     MonthlyStageDuration,
     QueueSample,
@@ -42,12 +45,14 @@ CUSTOM = "custom"
 _PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
 # The slowest groups marked on the time-per-stage chart.
 SLOWEST_MARKED = 3
-# Periods up to this many days are shown by day, longer ones by week.
+# Periods up to this many days are shown by day, up to about two years by week, longer
+# ones by month: a year is about 53 rows, three years 36.
 DAILY_UP_TO = 62
-# Queue samples are shown by hour up to this many days, then as each day's peak.
+WEEKLY_UP_TO = 731
+# Queue samples are shown by hour up to this many days, then as each bucket's peak.
 HOURLY_UP_TO = 7
 
-Bucket = Literal["day", "week"]
+Bucket = Literal["day", "week", "month"]
 
 
 @dataclass(frozen=True)
@@ -76,8 +81,13 @@ def period_get(
         label = PERIODS[key]
         start, end = now - timedelta(days=_PERIOD_DAYS[key]), now
         first, last = timezone.localdate(start), today
-    days = (last - first).days + 1
-    return Period(key, label, first, last, start, end, "day" if days <= DAILY_UP_TO else "week")
+    return Period(key, label, first, last, start, end, _bucket_for((last - first).days + 1))
+
+
+def _bucket_for(days: int) -> Bucket:
+    if days <= DAILY_UP_TO:
+        return "day"
+    return "week" if days <= WEEKLY_UP_TO else "month"
 
 
 # --- figures ----------------------------------------------------------------------------
@@ -201,7 +211,16 @@ def _parts(
 
 
 def _bucket_start(day: date, bucket: Bucket) -> date:
-    return day - timedelta(days=day.weekday()) if bucket == "week" else day
+    if bucket == "week":
+        return day - timedelta(days=day.weekday())
+    return day.replace(day=1) if bucket == "month" else day
+
+
+def _bucket_end(start: date, bucket: Bucket) -> date:
+    """The day after the bucket's last day."""
+    if bucket == "week":
+        return start + timedelta(days=7)
+    return _next_month(start) if bucket == "month" else start + timedelta(days=1)
 
 
 def _buckets(period: Period) -> list[date]:
@@ -216,6 +235,8 @@ def _buckets(period: Period) -> list[date]:
 
 
 def _label(start: date, bucket: Bucket) -> str:
+    if bucket == "month":
+        return f"month of {start:%Y-%m}"
     return f"week of {start.isoformat()}" if bucket == "week" else start.isoformat()
 
 
@@ -232,8 +253,7 @@ def _covered(first_day: date, bucket: Bucket, since: datetime | None) -> bool:
     """A bucket is covered when Lookout watched by its last day."""
     if since is None:
         return False
-    last = first_day + timedelta(days=6 if bucket == "week" else 0)
-    return last >= timezone.localdate(since)
+    return _bucket_end(first_day, bucket) > timezone.localdate(since)
 
 
 def _throughput(
@@ -266,31 +286,46 @@ def _throughput(
     return rows
 
 
-def _timings(rows: QuerySet[Any], name: str) -> dict[str, tuple[int, list[int]]]:
-    """Count and histogram per `name`, added up in the database."""
-    sums = (
-        rows.order_by().values(name).annotate(n=Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS})
-    )
-    return {row[name]: (row["n"], [row[f] for f in BUCKET_FIELDS]) for row in sums}
+@dataclass
+class _Timings:
+    count: int = 0
+    observed: int = 0
+    buckets: list[int] = field(default_factory=histogram.empty)
+
+
+def _timings(
+    daily: Any, monthly: Any, name: str, pipeline: str | None, period: Period, *, by_month: bool
+) -> dict[str, _Timings]:
+    """Count, observed count (waits only) and histogram per `name` over the period,
+    each part added up in the database."""
+    sums = {"n": Sum("count"), **{f: Sum(f) for f in BUCKET_FIELDS}}
+    if hasattr(daily, "observed_count"):
+        sums["observed"] = Sum("observed_count")
+    found: dict[str, _Timings] = defaultdict(_Timings)
+    for part in _parts(daily, monthly, pipeline, period, by_month=by_month):
+        for row in part.order_by().values(name).annotate(**sums):
+            timings = found[row[name]]
+            timings.count += row["n"]
+            timings.observed += row.get("observed", 0)
+            timings.buckets = histogram.merged([timings.buckets, [row[f] for f in BUCKET_FIELDS]])
+    return found
 
 
 def _stages(pipeline: str | None, period: Period, *, by_month: bool) -> list[StageRow]:
-    found: dict[str, tuple[int, list[int]]] = {}
-    for part in _parts(StageDuration, MonthlyStageDuration, pipeline, period, by_month=by_month):
-        for group, (count, buckets) in _timings(part, "group").items():
-            total, summed = found.get(group, (0, histogram.empty()))
-            found[group] = (total + count, histogram.merged([summed, buckets]))
-    medians = {group: histogram.percentile(buckets, 0.5) for group, (_, buckets) in found.items()}
+    found = _timings(
+        StageDuration, MonthlyStageDuration, "group", pipeline, period, by_month=by_month
+    )
+    medians = {group: histogram.percentile(t.buckets, 0.5) for group, t in found.items()}
     slowest = sorted(medians, key=lambda g: medians[g] or 0.0, reverse=True)[:SLOWEST_MARKED]
     return [
         StageRow(
             group=group,
-            count=count,
+            count=timings.count,
             median_seconds=medians[group],
-            p90_seconds=histogram.percentile(buckets, 0.9),
+            p90_seconds=histogram.percentile(timings.buckets, 0.9),
             slowest=group in slowest,
         )
-        for group, (count, buckets) in sorted(found.items(), key=lambda i: group_sort_key(i[0]))
+        for group, timings in sorted(found.items(), key=lambda i: group_sort_key(i[0]))
     ]
 
 
@@ -298,12 +333,10 @@ def _is_approval(decision: str) -> bool:
     return decision.startswith("Approve")
 
 
-def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]:
-    rows = _rows(DecisionWait, pipeline, period)
-    found = _timings(rows, "decision")
-    observed: dict[str, int] = defaultdict(int)
-    for decision, count in rows.values_list("decision", "observed_count"):
-        observed[decision] += count
+def _waits(pipeline: str | None, period: Period, now: datetime, *, by_month: bool) -> list[WaitRow]:
+    found = _timings(
+        DecisionWait, MonthlyDecisionWait, "decision", pipeline, period, by_month=by_month
+    )
     live = Unit.objects.filter(awaiting_decision=True, hidden=False).exclude(decision="")
     if pipeline:
         live = live.filter(pipeline=pipeline)
@@ -315,15 +348,15 @@ def _waits(pipeline: str | None, period: Period, now: datetime) -> list[WaitRow]
     }
     result = []
     for decision in sorted(set(found) | set(now_waiting)):
-        count, buckets = found.get(decision, (0, histogram.empty()))
+        timings = found.get(decision, _Timings())
         waiting, since = now_waiting.get(decision, (0, None))
         result.append(
             WaitRow(
                 decision=decision,
-                count=count,
-                observed_count=observed.get(decision, 0),
-                median_seconds=histogram.percentile(buckets, 0.5),
-                p90_seconds=histogram.percentile(buckets, 0.9),
+                count=timings.count,
+                observed_count=timings.observed,
+                median_seconds=histogram.percentile(timings.buckets, 0.5),
+                p90_seconds=histogram.percentile(timings.buckets, 0.9),
                 waiting_now=waiting,
                 longest_now_seconds=(now - since).total_seconds() if since else None,
             )
@@ -368,52 +401,93 @@ def _failures(
     return groups, jobs
 
 
-def _queue(
-    pipeline: str | None, period: Period, since: datetime | None
-) -> tuple[list[QueueRow], str]:
-    samples = QueueSample.objects.filter(hour__gte=period.start, hour__lt=period.end)
-    if pipeline:
-        samples = samples.filter(pipeline=pipeline)
+def _midnight(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, datetime.min.time()))
+
+
+def _hourly_queue(samples: QuerySet[Any], period: Period) -> list[QueueRow]:
     by_hour: dict[datetime, list[int]] = defaultdict(lambda: [0, 0])
     for hour, active, waiting in samples.values_list("hour", "active", "waiting"):
         by_hour[hour][0] += active
         by_hour[hour][1] += waiting
-    hourly = (period.end - period.start) <= timedelta(days=HOURLY_UP_TO)
     rows = []
-    if hourly:
-        hour = period.start.replace(minute=0, second=0, microsecond=0)
-        while hour < period.end:
-            values = by_hour.get(hour)
-            rows.append(
-                QueueRow(
-                    label=timezone.localtime(hour).strftime("%Y-%m-%d %H:00"),
-                    moment=hour,
-                    covered=values is not None,
-                    active=values[0] if values else None,
-                    waiting=values[1] if values else None,
-                )
-            )
-            hour += timedelta(hours=1)
-        return rows, "hour"
-    peaks: dict[date, list[int]] = defaultdict(lambda: [0, 0])
-    for hour, (active, waiting) in by_hour.items():
-        day = timezone.localdate(hour)
-        peaks[day][0] = max(peaks[day][0], active)
-        peaks[day][1] = max(peaks[day][1], waiting)
-    day = period.first_day
-    while day <= period.last_day:
-        values = peaks.get(day)
+    hour = period.start.replace(minute=0, second=0, microsecond=0)
+    while hour < period.end:
+        values = by_hour.get(hour)
         rows.append(
             QueueRow(
-                label=day.isoformat(),
-                moment=timezone.make_aware(datetime.combine(day, datetime.min.time())),
+                label=timezone.localtime(hour).strftime("%Y-%m-%d %H:00"),
+                moment=hour,
                 covered=values is not None,
                 active=values[0] if values else None,
                 waiting=values[1] if values else None,
             )
         )
-        day += timedelta(days=1)
-    return rows, "day (peak of the hourly samples)"
+        hour += timedelta(hours=1)
+    return rows
+
+
+def _bucket_of_hour(moments: list[datetime], low: int, high: int) -> Any:
+    """The index of the bucket an hour falls in, as a database expression: `moments` are
+    the buckets' first moments, searched by halves (a few comparisons a sample, not one
+    per bucket)."""
+    if high - low == 1:
+        return Value(low)
+    middle = (low + high) // 2
+    return Case(
+        When(hour__lt=moments[middle], then=_bucket_of_hour(moments, low, middle)),
+        default=_bucket_of_hour(moments, middle, high),
+        output_field=IntegerField(),
+    )
+
+
+def _queue_peaks(samples: QuerySet[Any], period: Period, *, one_pipeline: bool) -> list[QueueRow]:
+    """Each bucket's peak of the hourly totals, found by the database: a year of samples
+    comes back as a row per bucket. With one pipeline an hour's total is its sample;
+    with several, the hours are added up first (and the peaks taken here)."""
+    starts = _buckets(period)
+    moments = [_midnight(start) for start in starts]
+    by_bucket = samples.annotate(bucket=_bucket_of_hour(moments, 0, len(moments))).order_by()
+    peaks: dict[int, tuple[int, int]] = {}
+    if one_pipeline:
+        for index, active, waiting in (
+            by_bucket.values("bucket")
+            .annotate(peak_active=Max("active"), peak_waiting=Max("waiting"))
+            .values_list("bucket", "peak_active", "peak_waiting")
+        ):
+            peaks[index] = (active, waiting)
+    else:
+        for index, active, waiting in (
+            by_bucket.values("hour", "bucket")
+            .annotate(total_active=Sum("active"), total_waiting=Sum("waiting"))
+            .values_list("bucket", "total_active", "total_waiting")
+        ):
+            peak = peaks.get(index, (0, 0))
+            peaks[index] = (max(peak[0], active), max(peak[1], waiting))
+    rows = []
+    for index, (start, moment) in enumerate(zip(starts, moments, strict=True)):
+        values = peaks.get(index)
+        rows.append(
+            QueueRow(
+                label=_label(start, period.bucket),
+                moment=moment,
+                covered=values is not None,
+                active=values[0] if values else None,
+                waiting=values[1] if values else None,
+            )
+        )
+    return rows
+
+
+def _queue(pipeline: str | None, period: Period) -> tuple[list[QueueRow], str]:
+    samples = QueueSample.objects.filter(hour__gte=period.start, hour__lt=period.end)
+    if pipeline:
+        samples = samples.filter(pipeline=pipeline)
+    if (period.end - period.start) <= timedelta(days=HOURLY_UP_TO):
+        return _hourly_queue(samples, period), "hour"
+    one_pipeline = bool(pipeline) or samples.values("pipeline").distinct().count() <= 1
+    peaks = _queue_peaks(samples, period, one_pipeline=one_pipeline)
+    return peaks, f"{period.bucket} (peak of the hourly samples)"
 
 
 def analytics_get(
@@ -428,7 +502,7 @@ def analytics_get(
     since = watching_since(pipeline)
     throughput = _throughput(pipeline, period, since)
     failure_groups, failure_jobs = _failures(pipeline, period, by_month=by_month)
-    queue, queue_by = _queue(pipeline, period, since)
+    queue, queue_by = _queue(pipeline, period)
     observed = sum(
         _rows(DailyThroughput, pipeline, period).values_list("started_observed", flat=True)
     )
@@ -439,7 +513,7 @@ def analytics_get(
         throughput=throughput,
         started_observed=observed,
         stages=_stages(pipeline, period, by_month=by_month),
-        waits=_waits(pipeline, period, now),
+        waits=_waits(pipeline, period, now, by_month=by_month),
         approvals=_approvals(pipeline, period, since),
         failure_groups=failure_groups,
         failure_jobs=failure_jobs,
