@@ -36,11 +36,16 @@ run: $(RUNTIME_STAMP)
 # initdb's a private server in a temporary folder, starts it on a free loopback port,
 # runs pytest with DATABASE_URL pointing at it and stops and removes it however pytest
 # ends. LOOKOUT_TEST_DATABASE names each pass; tests/test_database_backend.py checks it.
-PG_PASS := $(PY) -m tests.support.postgres_server $(PY) -m pytest --only-database-tests -m "not browser"
+# Each pass runs in two pytest processes (pytest-xdist), a test file to a process, so a
+# file's module fixtures (a simulator, a Redis, a seeded database) start once: CI has two
+# cores, and many tests spend their time waiting on a subprocess or a browser.
+TEST_PROCESSES ?= 2
+PARALLEL := -n $(TEST_PROCESSES) --dist loadfile
+PG_PASS := $(PY) -m tests.support.postgres_server $(PY) -m pytest $(PARALLEL) --only-database-tests -m "not browser"
 
 test: $(DEV_STAMP)
 	bash scripts/test-prerequisites.sh
-	DATABASE_URL= LOOKOUT_TEST_DATABASE=sqlite $(PY) -m pytest
+	DATABASE_URL= LOOKOUT_TEST_DATABASE=sqlite $(PY) -m pytest $(PARALLEL)
 	$(PG_PASS)
 
 # The PostgreSQL pass alone.
@@ -49,7 +54,7 @@ test-postgres: $(DEV_STAMP)
 	$(PG_PASS)
 
 test-fast: $(DEV_STAMP)
-	$(PY) -m pytest -m "not integration and not browser"
+	$(PY) -m pytest $(PARALLEL) -m "not integration and not browser"
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
