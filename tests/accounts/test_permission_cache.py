@@ -19,9 +19,7 @@ AUDIT = "/audit/"  # operators and admins (dashboard.view_audit)
 def _auth_queries(client, path: str) -> list[str]:
     with CaptureQueriesContext(connection) as queries:
         client.get(path)
-    return [
-        q["sql"] for q in queries if "auth_permission" in q["sql"] or "auth_group" in q["sql"]
-    ]
+    return [q["sql"] for q in queries if "auth_permission" in q["sql"] or "auth_group" in q["sql"]]
 
 
 def test_a_page_reads_the_role_and_permissions_once_between_changes(client):
