@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs
+from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs, UnitStatusCount
 from dashboard.selectors.summary import WAIT_ORDER, WAITING, StatusCount, summary_get
 
 # Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
@@ -62,6 +62,20 @@ def unit_list(
             | Q(uuid__startswith=needle.lower())
         )
     return units.order_by("-updated_at", "-id")
+
+
+def unit_list_count(*, pipeline: str | None = None, status: str | None = None) -> int | None:
+    """How many visible units `unit_list` gives for these filters alone, from the kept
+    counts (`UnitStatusCount`): a few rows, where a COUNT reads every finished unit.
+    None for a pipeline Lookout is not configured for (the list is empty then too)."""
+    rows = UnitStatusCount.objects.all()
+    if pipeline:
+        if pipeline not in _configured_pipelines():
+            return None
+        rows = rows.filter(pipeline=pipeline)
+    if status:
+        rows = rows.filter(status=status)
+    return int(rows.aggregate(n=Sum("count"))["n"] or 0)
 
 
 def unit_get(*, uuid: str) -> Unit | None:

@@ -38,6 +38,7 @@ from dashboard.forms.units import (
 )
 from dashboard.lib import page_cache
 from dashboard.lib.htmx import HtmxHttpRequest
+from dashboard.lib.pagination import KnownCountPaginator
 from dashboard.lib.roles import user_has_role
 from dashboard.models import Unit
 from dashboard.selectors import alerts as alert_selectors
@@ -166,7 +167,20 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     if failed_job:
         units = failures.failed_at_job(units, failed_job)
     failed_only = filters.get("status") == "FAILED" or bool(failed_job)
-    page = Paginator(units, UNITS_PER_PAGE).get_page(request.GET.get("page"))
+    # Filtered by pipeline and status alone, the total is a kept count, not a COUNT.
+    known = (
+        unit_selectors.unit_list_count(
+            pipeline=filters.get("pipeline"), status=filters.get("status")
+        )
+        if filters.keys() <= {"pipeline", "status"}
+        else None
+    )
+    paginator = (
+        Paginator(units, UNITS_PER_PAGE)
+        if known is None
+        else KnownCountPaginator(units, UNITS_PER_PAGE, count=known)
+    )
+    page = paginator.get_page(request.GET.get("page"))
     can_hide = request.user.has_perm(actions.HIDE_PERMISSION)
     return _render_live(
         request,

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
-from tests.views.seed import XSS_ESCAPED, XSS_NAME, mark_polled, seed, unit, uuid_for
+from dashboard.models import Unit
+from tests.views.seed import PIPELINE, XSS_ESCAPED, XSS_NAME, mark_polled, seed, unit, uuid_for
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +123,49 @@ def test_it_escapes_a_hostile_unit_name(viewer):
 
     assert XSS_NAME not in page
     assert XSS_ESCAPED in page
+
+
+def _unit_counts(viewer, path: str) -> tuple[int, list[str]]:
+    with CaptureQueriesContext(connection) as queries:
+        response = viewer.get(path)
+    counting = [
+        q["sql"] for q in queries if "COUNT(*)" in q["sql"] and "dashboard_unit" in q["sql"]
+    ]
+    return response.context["page"].paginator.count, counting
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("", 5), ("status=FAILED", 2), (f"pipeline={PIPELINE}", 5), ("status=COMPLETE", 1)],
+)
+def test_the_total_filtered_by_pipeline_and_status_is_the_kept_count_not_a_count(
+    viewer, query, expected
+):
+    seed(
+        unit(1),
+        unit(2, status="FAILED"),
+        unit(3, status="FAILED"),
+        unit(4, status="COMPLETE"),
+        unit(5, status="COMPLETE", hidden=True),
+        unit(6, status="USER_INPUT"),
+    )
+
+    total, counting = _unit_counts(viewer, f"/units/?{query}")
+
+    assert (
+        total
+        == expected
+        == Unit.objects.filter(hidden=False)
+        .filter(**dict(pair.split("=") for pair in query.split("&") if pair))
+        .count()
+    )
+    assert counting == []
+
+
+def test_a_search_still_counts_its_matches(viewer):
+    seed(unit(1, name="alpha"), unit(2, name="alphabet", status="FAILED"), unit(3, name="beta"))
+
+    total, counting = _unit_counts(viewer, "/units/?q=alpha")
+
+    assert total == 2
+    assert counting
