@@ -97,9 +97,13 @@ def _count(page: str, response: Any) -> None:
 
 def _get(user: HttpUser, path: str, page: str, *, htmx: bool = False) -> Any:
     headers = HTMX if htmx else None
-    with user.client.get(path, name=page, headers=headers, catch_response=True) as response:
+    with user.client.get(
+        path, name=page, headers=headers, catch_response=True, allow_redirects=False
+    ) as response:
         _count(page, response)
-        if response.status_code >= 400:
+        if response.status_code >= 300:
+            # A redirect is the login page: the user's session did not hold, and a
+            # login page is no measure of the page asked for.
             response.failure(f"HTTP {response.status_code}")
         else:
             response.success()

@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Each user's permissions from the cache between changes (dashboard/lib/auth_cache.py).
+    "dashboard.lib.auth_cache.PermissionCacheMiddleware",
     "dashboard.middleware.SessionTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -312,8 +314,7 @@ LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 # X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    # Django's model backend, with permissions kept in the cache between changes.
-    "dashboard.lib.auth_cache.CachedPermissionsBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 # No start-up banner: `make run` and management commands print only what matters.
 AXES_VERBOSE = False
