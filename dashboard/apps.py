@@ -19,6 +19,7 @@ class DashboardConfig(AppConfig):
 
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)
+        post_migrate.connect(_unit_status_counts_rebuild, sender=self)
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
         self._forget_permissions_on_change()
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
@@ -59,6 +60,12 @@ def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:
     login_lock_audit(
         username=str(kwargs.get("username") or ""), ip_address=str(kwargs.get("ip_address") or "")
     )
+
+
+def _unit_status_counts_rebuild(sender: Any, **kwargs: Any) -> None:
+    from dashboard.services.units import unit_status_counts_rebuild
+
+    unit_status_counts_rebuild(using=kwargs.get("using") or "default")
 
 
 def _data_changed(sender: Any, **kwargs: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from django.core.management import call_command
 
 from dashboard.models import Unit, UnitStatusCount
 from dashboard.services import units as unit_services
@@ -70,3 +71,20 @@ def test_the_counts_follow_saves_bulk_writes_raw_updates_hiding_and_deletes():
     unit_services.unit_status_counts_fold()
     assert _kept() == _counted() == {}
     assert not UnitStatusCount.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_or_migrate_leaves_the_counts_right():
+    seed(unit(1), unit(2, status="FAILED"), unit(3, status="USER_INPUT"))
+    # A flush empties the counts before the units, whose deletes the triggers record.
+    call_command("flush", interactive=False, verbosity=0)
+    assert _kept() == {} == _counted()
+
+    seed(unit(4), unit(5, status="FAILED"))
+    UnitStatusCount.objects.all().delete()  # counts lost apart from the units
+    call_command("migrate", verbosity=0)
+    assert (
+        _kept()
+        == _counted()
+        == {(unit(4).pipeline, "PROCESSING"): 1, (unit(5).pipeline, "FAILED"): 1}
+    )

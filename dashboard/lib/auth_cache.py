@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject, empty
 
-from dashboard.lib.roles import Role
+from dashboard.lib.role_names import Role
 
 GENERATION_KEY = "lookout:auth-generation"
 # A safety net only: a change is seen at once through the generation.

@@ -7,16 +7,9 @@ managing users and wall-screen links. The groups are kept in step after every mi
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import models
 
-
-class Role(models.TextChoices):
-    """The groups a user can be put in; `roles.py` gives what each may do."""
-
-    VIEWER = "viewer", "Viewer"
-    OPERATOR = "operator", "Operator"
-    ADMIN = "admin", "Admin"
-
+from dashboard.lib.auth_cache import user_auth
+from dashboard.lib.role_names import Role
 
 OPERATOR_PERMISSIONS = (
     "dashboard.approve_transfer",
@@ -60,6 +53,4 @@ def user_has_role(user: User | AnonymousUser) -> bool:
         return False
     if user.is_superuser:
         return True
-    from dashboard.lib.auth_cache import user_auth  # it reads the roles named here
-
     return isinstance(user, User) and user_auth(user).in_a_role

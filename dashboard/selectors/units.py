@@ -75,7 +75,8 @@ def unit_list_count(*, pipeline: str | None = None, status: str | None = None) -
         rows = rows.filter(pipeline=pipeline)
     if status:
         rows = rows.filter(status=status)
-    return int(rows.aggregate(n=Sum("count"))["n"] or 0)
+    kept = int(rows.aggregate(n=Sum("count"))["n"] or 0)
+    return kept if kept >= 0 else None  # never a page of a negative list: count instead
 
 
 def unit_get(*, uuid: str) -> Unit | None:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import CharField, Field, Max, Q
 from django.utils import timezone
 
@@ -852,3 +852,27 @@ def unit_status_counts_fold() -> None:
         source = f"{table} WHERE id <= %s"
         cursor.execute(folded.format(source=source), [last])
         cursor.execute(f"DELETE FROM {table} WHERE id <= %s", [last])
+
+
+def unit_status_counts_rebuild(*, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Count the visible units afresh into `UnitStatusCount`, after every migrate.
+
+    The triggers keep the counts in step with every write, but anything that empties the
+    counts apart from the units (a flush, which deletes the counts before the units whose
+    deletes the triggers then record) would leave them wrong for good: this puts them
+    right again. One statement on PostgreSQL, so no concurrent write is counted twice."""
+    database = connections[using]
+    if UnitStatusCount._meta.db_table not in database.introspection.table_names():
+        return  # migrated back to before the counts existed
+    table = database.ops.quote_name(UnitStatusCount._meta.db_table)
+    units = database.ops.quote_name(Unit._meta.db_table)
+    counted = (
+        f"INSERT INTO {table} (pipeline, status, count) SELECT pipeline, status, COUNT(*) "
+        f"FROM {units} WHERE NOT hidden GROUP BY pipeline, status"
+    )
+    with transaction.atomic(using=using), database.cursor() as cursor:
+        if database.vendor == "postgresql":
+            cursor.execute(f"WITH gone AS (DELETE FROM {table}) {counted}")
+            return
+        cursor.execute(f"DELETE FROM {table}")
+        cursor.execute(counted)
