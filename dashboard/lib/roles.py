@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard.lib.auth_cache import user_auth
-from dashboard.lib.role_names import Role
+from dashboard.lib.role_names import Role as Role  # re-exported: the roles are named here too
 
 OPERATOR_PERMISSIONS = (
     "dashboard.approve_transfer",
