@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypeVar
 from uuid import uuid4
 
 from django.core.cache import cache
@@ -25,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 GENERATION_KEY = "page-generation"
+T = TypeVar("T")
 
 
 def _new_generation() -> None:
@@ -52,13 +54,20 @@ def cached_fragment(
     name: str, *, seconds: float, render: Callable[[], str], variant: str = ""
 ) -> str:
     """`render()`'s HTML, from the cache while the generation and time bucket last."""
+    return str(cached_result(name, seconds=seconds, compute=render, variant=variant))
+
+
+def cached_result(name: str, *, seconds: float, compute: Callable[[], T], variant: str = "") -> T:
+    """`compute()`'s value (anything the cache can pickle, never None), from the cache
+    while the generation and time bucket last: a query over a long history run once per
+    change of the data instead of once per request."""
     current = generation()
     if current is None:
-        return render()
+        return compute()
     bucket = math.floor(timezone.now().timestamp() / seconds)
     key = f"live:{name}:{variant}:{current}:{seconds}:{bucket}"
-    html = cache.get(key)
-    if html is None:
-        html = render()
-        cache.set(key, html, timeout=math.ceil(seconds) + 1)
-    return str(html)
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, timeout=math.ceil(seconds) + 1)
+    return value  # type: ignore[no-any-return]

@@ -12,8 +12,13 @@ from typing import Any
 from django.db.models import Count, Max, Q, QuerySet, Value
 from django.db.models.functions import Coalesce, NullIf
 
+from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import Unit
+
+# The groups hold counts and times, nothing that ages: a data change (a new generation)
+# is what makes them old, and the bucket only bounds how long a key lives.
+FAILURE_GROUPS_SECONDS = 60
 
 
 def _failing(task: dict[str, Any]) -> bool:
@@ -65,7 +70,23 @@ def failure_groups(
 ) -> list[FailureGroup]:
     """Failed units grouped by the job that failed (the microservice when the job is not
     known yet), the largest group first; with `since`, only failures from then on (by the
-    upstream's failure time, or when Lookout saw the unit change where there is none)."""
+    upstream's failure time, or when Lookout saw the unit change where there is none).
+
+    Without `since`, the groups are kept per data generation (`page_cache`): they add up
+    every visible failed unit, which grows with the history."""
+    if since is None:
+        return page_cache.cached_result(
+            "failure-groups",
+            seconds=FAILURE_GROUPS_SECONDS,
+            compute=lambda: _failure_groups(pipeline=pipeline, limit=limit, since=None),
+            variant=f"{pipeline or ''}:{limit}",
+        )
+    return _failure_groups(pipeline=pipeline, limit=limit, since=since)
+
+
+def _failure_groups(
+    *, pipeline: str | None, limit: int, since: datetime | None
+) -> list[FailureGroup]:
     units = _failed_units(pipeline)
     if since is not None:
         units = units.filter(

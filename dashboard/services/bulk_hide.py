@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import get_workflow_client
-from dashboard.lib import vocabulary
+from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import FINAL_STATUSES, AuditEntry, Unit
 from dashboard.services.actions import (
@@ -123,6 +123,7 @@ def units_hide_bulk(
                 hide_upstream_after=after,
                 hide_request=entry,
             )
+            page_cache.bump()  # the lists, counts and failure groups drop them at once
         skipped = len(uuids) - len(units)
         text = (
             f"Hidden in Lookout's lists: {vocabulary.count_noun(len(units), 'unit')}. "
@@ -171,6 +172,7 @@ def units_hide_undo(
                 hide_upstream_after=None,
                 hide_request=None,
             )
+            page_cache.bump()
             if not restored:
                 raise ActionNotPossible(
                     "Too late to undo: the undo window has ended and the workflow service "

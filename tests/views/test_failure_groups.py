@@ -5,8 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from dashboard.lib import page_cache
+from dashboard.models import Unit
 from dashboard.selectors.failures import failure_groups
 from tests.views.seed import seed, unit
 
@@ -57,3 +61,17 @@ def test_the_failed_list_shows_the_job_and_when_and_filters_by_job(viewer):
 def test_an_observed_failure_time_in_the_list_says_at_least(viewer):
     seed(unit(1, status="FAILED", failed_at=timezone.now() - timedelta(minutes=5)))
     assert "at least 5 min ago" in viewer.get("/units/?status=FAILED").content.decode()
+
+
+def test_the_groups_are_added_up_once_per_change_of_the_data():
+    _failures()
+    assert failure_groups()[0].count == 10
+    with CaptureQueriesContext(connection) as queries:
+        assert failure_groups()[0].count == 10
+    assert not [q for q in queries if "GROUP BY" in q["sql"]]
+
+    seed(unit(30, status="FAILED", failed_job="Normalize for preservation"))  # a save: new data
+    assert failure_groups()[0].count == 11
+    Unit.objects.filter(uuid=unit(30).uuid).update(hidden=True)  # no signal: a bulk write
+    page_cache.bump()  # as every service's bulk write does
+    assert failure_groups()[0].count == 10
