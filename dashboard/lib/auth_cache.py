@@ -10,7 +10,6 @@ generation, the first request reads the database again.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject, empty
 
+from dashboard.lib import page_cache
 from dashboard.lib.role_names import Role
 
 GENERATION_KEY = "lookout:auth-generation"
@@ -35,19 +35,9 @@ class UserAuth:
     permissions: frozenset[str]
 
 
-def _generation() -> str:
-    generation = cache.get(GENERATION_KEY)
-    if generation is None:
-        # Random, never a counter: a counter started again after a flush could meet
-        # entries written under its earlier values.
-        cache.add(GENERATION_KEY, secrets.token_hex(8), None)
-        generation = cache.get(GENERATION_KEY) or ""
-    return str(generation)
-
-
 def auth_changed(**_signal: Any) -> None:
     """A user, group or permission changed: what every user may do is read again."""
-    cache.set(GENERATION_KEY, secrets.token_hex(8), None)
+    page_cache.new_generation(GENERATION_KEY)
 
 
 def user_auth(user: User) -> UserAuth:
@@ -55,7 +45,7 @@ def user_auth(user: User) -> UserAuth:
     memo: UserAuth | None = getattr(user, _MEMO, None)
     if memo is not None:
         return memo
-    key = f"lookout:auth:{user.pk}:{_generation()}"
+    key = f"lookout:auth:{user.pk}:{page_cache.generation_of(GENERATION_KEY)}"
     found = cache.get(key)
     if not isinstance(found, UserAuth):
         found = UserAuth(

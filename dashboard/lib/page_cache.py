@@ -30,7 +30,24 @@ T = TypeVar("T")
 
 
 def _new_generation() -> None:
-    cache.set(GENERATION_KEY, uuid4().hex, timeout=None)
+    new_generation(GENERATION_KEY)
+
+
+def new_generation(key: str) -> None:
+    """Move the generation kept under `key` on: what was cached under the old one is
+    not read again."""
+    cache.set(key, uuid4().hex, timeout=None)
+
+
+def generation_of(key: str) -> str | None:
+    """The generation kept under `key`, drawn anew when missing (random, never a counter:
+    a counter started again after a flush could meet entries of its earlier values);
+    None where the cache keeps nothing."""
+    value = cache.get(key)
+    if value is None:
+        cache.add(key, uuid4().hex, timeout=None)
+        value = cache.get(key)
+    return str(value) if value is not None else None
 
 
 def bump() -> None:
@@ -43,11 +60,7 @@ def bump() -> None:
 
 
 def generation() -> str | None:
-    value = cache.get(GENERATION_KEY)
-    if value is None:
-        cache.add(GENERATION_KEY, uuid4().hex, timeout=None)
-        value = cache.get(GENERATION_KEY)
-    return str(value) if value is not None else None
+    return generation_of(GENERATION_KEY)
 
 
 def cached_fragment(
