@@ -34,6 +34,16 @@ class SimClock:
             elapsed = (time.monotonic() - self._real_start) * self.speed
             return self.start + timedelta(seconds=elapsed + self._offset_seconds)
 
+    def set_speed(self, speed: float) -> None:
+        """Run at `speed` from now on (0 stops the clock) without a jump in time."""
+        if speed < 0:
+            raise ValueError("speed must not be negative")
+        with self._lock:
+            elapsed = (time.monotonic() - self._real_start) * self.speed
+            self._offset_seconds += elapsed
+            self._real_start = time.monotonic()
+            self.speed = speed
+
     def advance(self, seconds: float) -> None:
         if seconds < 0:
             raise ValueError("the clock only moves forward")

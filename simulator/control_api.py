@@ -2,11 +2,12 @@
 
 Not part of either service: no auth, never faulted. They let tests and the
 demo read the simulation's state, move simulated time on and change the
-fault rates while the process runs.
+fault rates while the process runs, or stop simulated time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from simulator.units import NoJobsYet
@@ -37,16 +38,29 @@ def add_control_routes(router: Router, sim: Any) -> None:
     def state(request: Request) -> Response:
         return json_response(state_body())
 
+    def clock_change(
+        request: Request, key: str, refusal: str, change: Callable[[float], None]
+    ) -> Response:
+        """POST {key: N} with N >= 0, applied to the clock; the state after it."""
+        try:
+            value = float(request.json()[key])
+        except (ValueError, KeyError, TypeError):
+            return _error(f'Send JSON {{"{key}": N}}.')
+        if value < 0:
+            return _error(refusal)
+        change(value)
+        return json_response(state_body())
+
     def advance(request: Request) -> Response:
         """POST {"seconds": N}: move simulated time on by N seconds."""
-        try:
-            seconds = float(request.json()["seconds"])
-        except (ValueError, KeyError, TypeError):
-            return _error('Send JSON {"seconds": N}.')
-        if seconds < 0:
-            return _error("The clock only moves forward.")
-        sim.clock.advance(seconds)
-        return json_response(state_body())
+        return clock_change(request, "seconds", "The clock only moves forward.", sim.clock.advance)
+
+    def speed(request: Request) -> Response:
+        """POST {"speed": N}: simulated seconds per real second from now on; 0 stops time,
+        so a test can compare a client's picture with a state that no longer moves."""
+        return clock_change(
+            request, "speed", "The speed must not be negative.", sim.clock.set_speed
+        )
 
     def faults(request: Request) -> Response:
         """GET the fault rates, or POST any of error_rate, timeout_rate, malformed_rate."""
@@ -83,4 +97,5 @@ def add_control_routes(router: Router, sim: Any) -> None:
     router.add("/_simulator/actions/?", {"GET": actions})
     router.add("/_simulator/units/?", {"GET": units})
     router.add("/_simulator/advance/?", {"POST": advance})
+    router.add("/_simulator/speed/?", {"POST": speed})
     router.add("/_simulator/faults/?", {"GET": faults, "POST": faults})

@@ -2,7 +2,7 @@
 
 Units that are moving, or whose status has not been read yet, are polled every cycle; a
 unit waiting for a person, or one that has not changed for a long time, is looked at less
-often; a finished unit never.
+often; a finished unit never. A read that failed is retried the next cycle.
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ def next_poll_at(unit: Unit, *, now: datetime, base: timedelta) -> datetime | No
     if unchanged_for >= QUIET_AFTER:
         return now + max(base, QUIET_INTERVAL)
     # Poll a little before the next beat so a unit is never skipped by a few ms of drift.
+    return now + base * 0.9
+
+
+def next_poll_after_failed_read(*, now: datetime, base: timedelta) -> datetime:
+    """A read lost to a fault says nothing about the unit: ask again next cycle, not after
+    the interval its last known state would earn (minutes for a unit waiting for hours)."""
     return now + base * 0.9
 
 

@@ -47,7 +47,7 @@ from dashboard.models import (
 )
 from dashboard.services import analytics
 from dashboard.services.freshness import PollSummary, service_poll_record
-from dashboard.services.poll_schedule import is_due, next_poll_at
+from dashboard.services.poll_schedule import is_due, next_poll_after_failed_read, next_poll_at
 from dashboard.services.unit_times import upstream_times
 
 log = logging.getLogger(__name__)
@@ -595,7 +595,10 @@ def _refresh(
             failed += 1
             unit.poll_error = str(result)
             log.warning("workflow status of %s skipped: %s", unit.uuid, result)
-        unit.next_poll_at = next_poll_at(unit, now=now, base=base)
+        if isinstance(result, UnitStatus | WorkflowUnitPending):
+            unit.next_poll_at = next_poll_at(unit, now=now, base=base)
+        else:
+            unit.next_poll_at = next_poll_after_failed_read(now=now, base=base)
     return changed, failed, outage, new_sips
 
 

@@ -158,6 +158,48 @@ def test_a_waiting_unit_whose_status_was_never_read_is_asked_again_next_cycle(pi
     assert units_of(pipeline.slug)[uuid_for(1)].status == "USER_INPUT"
 
 
+def test_a_unit_that_left_a_long_wait_is_read_again_next_cycle_when_its_read_failed(
+    pipeline, client
+):
+    # Found in the soak: a unit waiting for hours left its decision; the read that would
+    # have shown it moving on was lost to a fault, and the next read came only after the
+    # dormant interval (5 min), long past two poll intervals.
+    unit = client.add(
+        FakeUnit(
+            uuid_for(1),
+            kind=UnitKind.SIP,
+            status=UnitStatusValue.USER_INPUT,
+            microservice="Normalize",
+        )
+    )
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=unit.uuid, kind="sip")
+    now = timezone.now()
+    poll(pipeline, client, now - timedelta(hours=3))
+    unit.status = UnitStatusValue.PROCESSING
+    unit.malformed = True
+    poll(pipeline, client, now)
+    unit.malformed = False
+
+    poll(pipeline, client, now + timedelta(seconds=10))
+
+    assert units_of(pipeline.slug)[uuid_for(1)].status == "PROCESSING"
+
+
+def test_a_moving_unit_whose_read_failed_is_read_again_next_cycle(pipeline, client):
+    unit = client.add(FakeUnit(uuid_for(1), kind=UnitKind.SIP, microservice="Normalize"))
+    unit_services.unit_register(pipeline=pipeline.slug, uuid=unit.uuid, kind="sip")
+    now = timezone.now()
+    poll(pipeline, client, now - timedelta(hours=3))
+    unit.microservice = "Store AIP"
+    unit.malformed = True
+    poll(pipeline, client, now)
+    unit.malformed = False
+
+    poll(pipeline, client, now + timedelta(seconds=10))
+
+    assert units_of(pipeline.slug)[uuid_for(1)].microservice == "Store AIP"
+
+
 def test_one_malformed_unit_is_logged_and_skipped_and_the_rest_are_refreshed(
     pipeline, client, caplog
 ):
