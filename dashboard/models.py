@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
 
 from dashboard.lib import histogram as histogram_buckets
@@ -36,6 +37,10 @@ UNKNOWN = "UNKNOWN"
 
 
 VISIBLE = models.Q(hidden=False)
+VISIBLE_FAILED = models.Q(hidden=False, status="FAILED")
+# The job a failed unit failed at, as the failure groups name it: the microservice when
+# the job is not known yet.
+FAILED_AT_JOB = Coalesce(NullIf("failed_job", models.Value("")), "microservice")
 # The units a poll cycle may change: unfinished, waiting, or still to be detailed. The
 # cycle's query and the partial index `unit_working_set` use this same expression (the
 # statuses in a fixed order), so that SQLite too can prove the index covers the query.
@@ -164,6 +169,14 @@ class Unit(models.Model):
                 fields=["hide_upstream_after"],
                 name="unit_hide_upstream_due",
                 condition=models.Q(hide_upstream_after__isnull=False),
+            ),
+            # The latest failure of one failure group (see FailureGroupCount).
+            models.Index(
+                FAILED_AT_JOB,
+                "pipeline",
+                "failed_at",
+                name="unit_failure_group_last",
+                condition=VISIBLE_FAILED,
             ),
         ]
 
@@ -935,6 +948,27 @@ class UnitStatusCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pipeline} {self.status}: {self.count}"
+
+
+class FailureGroupCount(models.Model):
+    """Visible failed units per pipeline and the job they failed at (`FAILED_AT_JOB`), for
+    the failure groups: the sum of `count` over a pipeline's and job's rows.
+
+    Kept like `UnitStatusCount`, by triggers on the unit table (migration 0020) that
+    append +1 and -1 rows, folded by `unit_status_counts_fold`; so the groups cost a few
+    rows however many failures the history holds. Their latest failure is read through
+    the index `unit_failure_group_last`. The same caveat holds: a later migration that
+    rebuilds the unit table on SQLite must run 0020's trigger SQL again."""
+
+    pipeline = models.CharField(max_length=40)
+    job = models.CharField(max_length=255)
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["pipeline", "job"], name="failuregroupcount_key")]
+
+    def __str__(self) -> str:
+        return f"{self.pipeline} {self.job}: {self.count}"
 
 
 # --- Monthly analytics rollups ---------------------------------------------------------

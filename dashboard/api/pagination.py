@@ -20,10 +20,25 @@ class ApiPagination(LimitOffsetPagination):
     # One answer never holds a whole big pipeline, however large `limit` is.
     max_limit = 1000
 
+    def __init__(self, *, count: int | None = None) -> None:
+        self.known_count = count
+
+    def get_count(self, queryset: Any) -> int:
+        # A kept count, when the caller has one: a COUNT reads every finished unit.
+        if self.known_count is not None:
+            return self.known_count
+        return int(super().get_count(queryset))
+
 
 def paginated_response(
-    request: Request, view: APIView, items: Any, serializer: type[serializers.Serializer]
+    request: Request,
+    view: APIView,
+    items: Any,
+    serializer: type[serializers.Serializer],
+    *,
+    count: int | None = None,
 ) -> Response:
-    paginator = ApiPagination()
+    """A page of `items`; `count` is their number when already known (not counted)."""
+    paginator = ApiPagination(count=count)
     page = paginator.paginate_queryset(items, request, view=view)
     return paginator.get_paginated_response(serializer(page, many=True).data)

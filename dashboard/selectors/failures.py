@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet, Value
-from django.db.models.functions import Coalesce, NullIf
+from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
-from dashboard.models import Unit
+from dashboard.models import FAILED_AT_JOB, VISIBLE_FAILED, FailureGroupCount, Unit
 
 # The groups hold counts and times, nothing that ages: a data change (a new generation)
 # is what makes them old, and the bucket only bounds how long a key lives.
@@ -72,28 +71,64 @@ def failure_groups(
     known yet), the largest group first; with `since`, only failures from then on (by the
     upstream's failure time, or when Lookout saw the unit change where there is none).
 
-    Without `since`, the groups are kept per data generation (`page_cache`): they add up
-    every visible failed unit, which grows with the history."""
+    Without `since`, the groups are the kept counts (`FailureGroupCount`) and each one's
+    latest failure an index lookup, however many failures the history holds; they are
+    also kept per data generation (`page_cache`)."""
     if since is None:
         return page_cache.cached_result(
             "failure-groups",
             seconds=FAILURE_GROUPS_SECONDS,
-            compute=lambda: _failure_groups(pipeline=pipeline, limit=limit, since=None),
+            compute=lambda: _kept_failure_groups(pipeline=pipeline, limit=limit),
             variant=f"{pipeline or ''}:{limit}",
         )
-    return _failure_groups(pipeline=pipeline, limit=limit, since=since)
+    return _failure_groups_since(pipeline=pipeline, limit=limit, since=since)
 
 
-def _failure_groups(
-    *, pipeline: str | None, limit: int, since: datetime | None
-) -> list[FailureGroup]:
-    units = _failed_units(pipeline)
-    if since is not None:
-        units = units.filter(
-            Q(failed_at__gte=since) | Q(failed_at__isnull=True, updated_at__gte=since)
+def _kept_failure_groups(*, pipeline: str | None, limit: int) -> list[FailureGroup]:
+    kept = FailureGroupCount.objects.all()
+    if pipeline:
+        kept = kept.filter(pipeline=pipeline)
+    rows = kept.values("job").annotate(n=Sum("count")).filter(n__gt=0).order_by("-n", "job")[:limit]
+    return [
+        FailureGroup(
+            job=row["job"], count=row["n"], last_failed_at=_last_failed_at(row["job"], pipeline)
         )
+        for row in rows
+    ]
+
+
+def _last_failed_at(job: str, pipeline: str | None) -> datetime | None:
+    """The group's latest failure: per pipeline, the newest entry of its range of the
+    index `unit_failure_group_last`."""
+    pipelines = (
+        [pipeline]
+        if pipeline
+        else FailureGroupCount.objects.filter(job=job)
+        .values("pipeline")
+        .annotate(n=Sum("count"))
+        .filter(n__gt=0)
+        .values_list("pipeline", flat=True)
+    )
+    latest = [
+        Unit.objects.filter(VISIBLE_FAILED, failed_at__isnull=False, pipeline=slug)
+        .alias(at_job=FAILED_AT_JOB)
+        .filter(at_job=job)
+        .order_by("-failed_at")
+        .values_list("failed_at", flat=True)
+        .first()
+        for slug in pipelines
+    ]
+    return max((at for at in latest if at is not None), default=None)
+
+
+def _failure_groups_since(
+    *, pipeline: str | None, limit: int, since: datetime
+) -> list[FailureGroup]:
+    units = _failed_units(pipeline).filter(
+        Q(failed_at__gte=since) | Q(failed_at__isnull=True, updated_at__gte=since)
+    )
     rows = (
-        units.annotate(at_job=Coalesce(NullIf("failed_job", Value("")), "microservice"))
+        units.annotate(at_job=FAILED_AT_JOB)
         .order_by()
         .values("at_job")
         .annotate(n=Count("id"), last=Max("failed_at"))

@@ -1,8 +1,9 @@
 """Reads for /metrics: a handful of grouped, indexed queries and the cached storage summary.
 
 Each figure comes from the database as it is at scrape time (no in-process counters, so
-every web process answers the same). At 100,000 units the whole snapshot is a few
-milliseconds of index scans (see BENCHMARKS.md).
+every web process answers the same). The units by status are the kept counts
+(`UnitStatusCount`) and the waiting units are read through their own index, so no query
+reads the finished units, however long the history.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
-from dashboard.models import Alert, ServicePoll, StatusChange, Unit
+from dashboard.models import VISIBLE, Alert, ServicePoll, StatusChange, Unit, UnitStatusCount
 from dashboard.selectors.storage import storage_summary
+from dashboard.selectors.summary import WAITING
 
 
 @dataclass(frozen=True)
@@ -83,13 +85,18 @@ def _stores() -> list[StoreFigures]:
 
 def metrics_snapshot(*, now: datetime | None = None) -> MetricsSnapshot:
     now = now or timezone.now()
-    visible = Unit.objects.filter(hidden=False).order_by()
-    units = {
-        (row["pipeline"], row["status"]): row["n"]
-        for row in visible.values("pipeline", "status").annotate(n=Count("id"))
-    }
+    # The kept counts of visible units (see UnitStatusCount): a few rows, where a GROUP BY
+    # over the units reads every finished one.
+    kept = (
+        UnitStatusCount.objects.values_list("pipeline", "status")
+        .annotate(n=Sum("count"))
+        .order_by()
+    )
+    units = {(pipeline, status): n for pipeline, status, n in kept if n}
+    # The waiting units are few and found through their own index (`unit_waiting`).
     waiting_rows = (
-        visible.filter(awaiting_decision=True)
+        Unit.objects.filter(VISIBLE, WAITING)
+        .order_by()
         .values("pipeline")
         .annotate(n=Count("id"), oldest=Min("waiting_since"))
     )

@@ -39,6 +39,7 @@ from dashboard.models import (
     FINAL_STATUSES,
     PENDING,
     UNKNOWN,
+    FailureGroupCount,
     StatusChange,
     TimesFrom,
     Unit,
@@ -830,20 +831,39 @@ def jobs_refresh(
     )
 
 
+# The kept counts (table, key columns, the units' expression for each key column): rows
+# of +1 and -1 the unit triggers append, summed per key.
+_FAILED_AT_JOB = "COALESCE(NULLIF(failed_job, ''), microservice)"
+_KEPT_COUNTS = (
+    (UnitStatusCount, ("pipeline", "status"), ("pipeline", "status"), "NOT hidden"),
+    (
+        FailureGroupCount,
+        ("pipeline", "job"),
+        ("pipeline", _FAILED_AT_JOB),
+        "NOT hidden AND status = 'FAILED'",
+    ),
+)
+
+
 def unit_status_counts_fold() -> None:
-    """Fold the +1 and -1 rows the unit triggers wrote into one row per pipeline and
-    status (see `UnitStatusCount`), so the summary sums a few rows."""
-    table = connection.ops.quote_name(UnitStatusCount._meta.db_table)
+    """Fold the +1 and -1 rows the unit triggers wrote into one row per key, in every
+    kept count (`UnitStatusCount`, `FailureGroupCount`), so the summary and the failure
+    groups sum a few rows."""
+    for model, keys, _, _ in _KEPT_COUNTS:
+        _counts_fold(connection.ops.quote_name(model._meta.db_table), ", ".join(keys))
+
+
+def _counts_fold(table: str, keys: str) -> None:
     folded = (
-        f"INSERT INTO {table} (pipeline, status, count) SELECT pipeline, status, SUM(count) "
-        "FROM {source} GROUP BY pipeline, status HAVING SUM(count) <> 0"
+        f"INSERT INTO {table} ({keys}, count) SELECT {keys}, SUM(count) "
+        f"FROM {{source}} GROUP BY {keys} HAVING SUM(count) <> 0"
     )
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # One statement: rows another transaction commits meanwhile are neither
             # summed nor deleted.
             cursor.execute(
-                f"WITH gone AS (DELETE FROM {table} RETURNING pipeline, status, count) "
+                f"WITH gone AS (DELETE FROM {table} RETURNING {keys}, count) "
                 + folded.format(source="gone")
             )
             return
@@ -858,24 +878,27 @@ def unit_status_counts_fold() -> None:
 
 
 def unit_status_counts_rebuild(*, using: str = DEFAULT_DB_ALIAS) -> None:
-    """Count the visible units afresh into `UnitStatusCount`, after every migrate.
+    """Count the units afresh into every kept count, after every migrate.
 
     The triggers keep the counts in step with every write, but anything that empties the
     counts apart from the units (a flush, which deletes the counts before the units whose
     deletes the triggers then record) would leave them wrong for good: this puts them
     right again. One statement on PostgreSQL, so no concurrent write is counted twice."""
     database = connections[using]
-    if UnitStatusCount._meta.db_table not in database.introspection.table_names():
-        return  # migrated back to before the counts existed
-    table = database.ops.quote_name(UnitStatusCount._meta.db_table)
+    tables = database.introspection.table_names()
     units = database.ops.quote_name(Unit._meta.db_table)
-    counted = (
-        f"INSERT INTO {table} (pipeline, status, count) SELECT pipeline, status, COUNT(*) "
-        f"FROM {units} WHERE NOT hidden GROUP BY pipeline, status"
-    )
-    with transaction.atomic(using=using), database.cursor() as cursor:
-        if database.vendor == "postgresql":
-            cursor.execute(f"WITH gone AS (DELETE FROM {table}) {counted}")
-            return
-        cursor.execute(f"DELETE FROM {table}")
-        cursor.execute(counted)
+    for model, keys, expressions, counted_units in _KEPT_COUNTS:
+        if model._meta.db_table not in tables:
+            continue  # migrated back to before these counts existed
+        table = database.ops.quote_name(model._meta.db_table)
+        by = ", ".join(expressions)
+        counted = (
+            f"INSERT INTO {table} ({', '.join(keys)}, count) SELECT {by}, COUNT(*) "
+            f"FROM {units} WHERE {counted_units} GROUP BY {by}"
+        )
+        with transaction.atomic(using=using), database.cursor() as cursor:
+            if database.vendor == "postgresql":
+                cursor.execute(f"WITH gone AS (DELETE FROM {table}) {counted}")
+                continue
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(counted)
