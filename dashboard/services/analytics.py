@@ -24,7 +24,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db import transaction
-from django.db.models import F, Min
+from django.db.models import Case, F, Min, Model, Value, When
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -274,6 +274,7 @@ class _Batch:
         existing = _existing(model, timings, ("pipeline", name, period))
         waits = model in (DecisionWait, MonthlyDecisionWait)
         new: list[Any] = []
+        added: dict[int, dict[str, float]] = {}
         for key, timing in timings.items():
             row = existing.get(key)
             if row is None:
@@ -284,9 +285,9 @@ class _Batch:
                     row.observed_count = timing.observed
                 new.append(row)
             else:
-                # Only the columns that grow, added to in the database: a poll's few waits
-                # touch a few buckets, and a bulk update of all 49 costs most of a cycle.
-                model.objects.filter(pk=row.pk).update(**_increments(timing, observed=waits))
+                added[row.pk] = _amounts(timing, observed=waits)
+        if added:
+            _add_to_rows(model, added)
         model.objects.bulk_create(new, batch_size=500)
 
     def _write_failures(
@@ -310,18 +311,38 @@ class _Batch:
         model.objects.bulk_update(list(existing.values()), ["runs", "failures"], batch_size=500)
 
 
-def _increments(timing: _Timing, *, observed: bool) -> dict[str, Any]:
-    """The column updates that add `timing` to a row of a duration rollup."""
-    changes: dict[str, Any] = {
-        "count": F("count") + timing.count,
-        "total_seconds": F("total_seconds") + timing.total,
-    }
+def _amounts(timing: _Timing, *, observed: bool) -> dict[str, float]:
+    """What `timing` adds to each column of a duration rollup row that it makes grow."""
+    amounts: dict[str, float] = {"count": timing.count, "total_seconds": timing.total}
     for name, count in zip(BUCKET_FIELDS, timing.buckets, strict=True):
         if count:
-            changes[name] = F(name) + count
+            amounts[name] = count
     if observed and timing.observed:
-        changes["observed_count"] = F("observed_count") + timing.observed
-    return changes
+        amounts["observed_count"] = timing.observed
+    return amounts
+
+
+def _add_to_rows(model: type[Model], added: Mapping[int, Mapping[str, float]]) -> None:
+    """Add to existing rows in one UPDATE, in the database (so concurrent additions
+    add up): each column that grows gets each row's own amount, 0 for the others.
+
+    Only the columns that grow: a poll's few waits touch a few buckets, and a bulk
+    update of all 49 costs most of a cycle; one statement for all the rows, not one
+    per row (a finished unit touches a row per workflow group).
+    """
+    columns = sorted({name for amounts in added.values() for name in amounts})
+    changes: dict[str, Any] = {}
+    for name in columns:
+        column = model._meta.get_field(name)
+        each = [
+            When(pk=pk, then=Value(amounts[name], output_field=column))
+            for pk, amounts in added.items()
+            if name in amounts
+        ]
+        changes[name] = F(name) + Case(
+            *each, default=Value(0, output_field=column), output_field=column
+        )
+    model._default_manager.filter(pk__in=list(added)).update(**changes)
 
 
 def _existing(model: Any, keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]) -> Any:
@@ -412,6 +433,22 @@ def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone
     units_jobs_record(entries=[(unit, jobs)], time_zone=time_zone)
 
 
+# Pipelines this process has seen covered: a coverage row is never deleted by Lookout
+# (only ever moved earlier), so a poll need not look for it again. Remembered once the
+# row is committed (a rolled-back transaction, e.g. a test's, leaves nothing behind),
+# forgotten when the rows are deleted or the tables flushed (`coverage_forget`).
+_covered: set[str] = set()
+
+
+def coverage_forget() -> None:
+    """Forget which pipelines are covered: the next poll looks for their rows again."""
+    _covered.clear()
+
+
+def _remember_covered(pipeline: str) -> None:
+    transaction.on_commit(lambda: _covered.add(pipeline))
+
+
 def _watching(pipeline: str, since: datetime) -> None:
     coverage, created = AnalyticsCoverage.objects.get_or_create(
         pipeline=pipeline, defaults={"watching_since": since}
@@ -456,12 +493,23 @@ def workflow_cycle_record(
             batch.wait_ended(pipeline, decision, since, now, observed=observed)
     if batch.waits:
         batch.write()
-    hour = _hour(now)
+    _queue_sample(pipeline, _hour(now), active, waiting)
+    if pipeline not in _covered:
+        if not AnalyticsCoverage.objects.filter(pipeline=pipeline).exists():
+            _watching(pipeline, now)
+        _remember_covered(pipeline)
+
+
+def _queue_sample(pipeline: str, hour: datetime, active: int, waiting: int) -> None:
+    """The hour's sample is the last poll's counts: written only when they differ (a
+    read is cheaper than a write, and most polls of an hour see the same counts). Not
+    remembered in the process: the next poll of the pipeline may run in another worker."""
     sampled = QueueSample.objects.filter(pipeline=pipeline, hour=hour)
-    if not sampled.update(active=active, waiting=waiting):
+    found = sampled.values_list("active", "waiting").first()
+    if found is None:
         QueueSample.objects.create(pipeline=pipeline, hour=hour, active=active, waiting=waiting)
-    if not AnalyticsCoverage.objects.filter(pipeline=pipeline).exists():
-        _watching(pipeline, now)
+    elif found != (active, waiting):
+        sampled.update(active=active, waiting=waiting)
 
 
 def _day_range(day: date) -> tuple[datetime, datetime]:
@@ -563,6 +611,7 @@ def rollups_rebuild(*, time_zones: Mapping[str, str]) -> BackfillSummary:
         tallies.append(tally)
         count += 1
     waits = _waits_from_history(batch, None)
+    coverage_forget()
     with transaction.atomic():
         for model in (
             DailyThroughput,
