@@ -12,13 +12,21 @@ from django.utils import timezone
 
 from dashboard.models import (
     AnalyticsCoverage,
+    DailyThroughput,
     DecisionWait,
+    FailureCount,
     MonthlyDecisionWait,
+    MonthlyFailureCount,
+    MonthlyStageDuration,
     QueueSample,
+    StageDuration,
     TimesFrom,
     Unit,
+    UnitJobs,
+    UnitTally,
 )
 from dashboard.services import analytics
+from tests.analytics.seeding import history_seed
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +190,54 @@ def test_waits_added_to_several_rows_at_once_give_the_figures_of_one_write():
     # Three existing rows grew by different amounts: one UPDATE for them per table.
     assert _statements(captured, "UPDATE", "dashboard_decisionwait") == 1
     assert _statements(captured, "UPDATE", "dashboard_monthlydecisionwait") == 1
+
+
+def _unit_rollups():
+    def rows(model, *names):
+        columns = [
+            field.attname
+            for field in model._meta.concrete_fields
+            if field.attname not in ("id", "total_seconds", *names)
+        ]
+        return sorted(
+            (*values, round(total, 6))
+            for *values, total in model.objects.values_list(*columns, "total_seconds")
+        )
+
+    def counts(model):
+        return sorted(model.objects.values_list("pipeline", "group", "job", "runs", "failures"))
+
+    started = sorted(
+        DailyThroughput.objects.filter(pipeline__in=("default", "east")).values_list(
+            "pipeline", "day", "transfers_started", "sips_started", "started_observed"
+        )
+    )
+    return (
+        rows(StageDuration),
+        rows(MonthlyStageDuration),
+        counts(FailureCount),
+        counts(MonthlyFailureCount),
+        started,
+    )
+
+
+def test_finished_units_added_to_existing_rows_give_the_figures_of_the_back_fill():
+    history_seed(pipelines=("default", "east"), days=4, per_day=5)
+    call_command("analytics_backfill")
+    built = _unit_rollups()
+    for model in (StageDuration, MonthlyStageDuration, FailureCount, MonthlyFailureCount):
+        model.objects.all().delete()
+    DailyThroughput.objects.update(transfers_started=0, sips_started=0, started_observed=0)
+    UnitTally.objects.all().delete()
+
+    entries = [(e.unit, e.jobs) for e in UnitJobs.objects.select_related("unit").order_by("pk")]
+    analytics.units_jobs_record(entries=entries[::2], time_zone="UTC")  # every day
+    with CaptureQueriesContext(connection) as captured:
+        analytics.units_jobs_record(entries=entries[1::2], time_zone="UTC")
+
+    assert _unit_rollups() == built
+    assert all(built)
+    # The second half grew many existing rows, each by its own amounts, in one UPDATE
+    # per table.
+    for table in ("stageduration", "failurecount", "monthlyfailurecount", "dailythroughput"):
+        assert _statements(captured, "UPDATE", f"dashboard_{table}") == 1
