@@ -246,8 +246,8 @@ class _Batch:
         new = []
         added: dict[int, dict[str, float]] = {}
         for key, (transfers, sips, observed) in self.started.items():
-            row = existing.get(key)
-            if row is None:
+            pk = existing.get(key)
+            if pk is None:
                 new.append(
                     DailyThroughput(
                         pipeline=key[0],
@@ -258,7 +258,7 @@ class _Batch:
                     )
                 )
             else:
-                added[row.pk] = _nonzero(
+                added[pk] = _nonzero(
                     transfers_started=transfers, sips_started=sips, started_observed=observed
                 )
         DailyThroughput.objects.bulk_create(new, batch_size=500)
@@ -281,8 +281,8 @@ class _Batch:
         new: list[Any] = []
         added: dict[int, dict[str, float]] = {}
         for key, timing in timings.items():
-            row = existing.get(key)
-            if row is None:
+            pk = existing.get(key)
+            if pk is None:
                 row = model(pipeline=key[0], **{name: key[1], period: key[2]})
                 row.count, row.total_seconds = timing.count, timing.total
                 row.histogram = timing.buckets
@@ -290,7 +290,7 @@ class _Batch:
                     row.observed_count = timing.observed
                 new.append(row)
             else:
-                added[row.pk] = _amounts(timing, observed=waits)
+                added[pk] = _amounts(timing, observed=waits)
         _add_to_rows(model, added)
         model.objects.bulk_create(new, batch_size=500)
 
@@ -306,8 +306,8 @@ class _Batch:
         new: list[Any] = []
         added: dict[int, dict[str, float]] = {}
         for key, (runs, failed) in failures.items():
-            row = existing.get(key)
-            if row is None:
+            pk = existing.get(key)
+            if pk is None:
                 new.append(
                     model(
                         pipeline=key[0],
@@ -319,7 +319,7 @@ class _Batch:
                     )
                 )
             else:
-                added[row.pk] = _nonzero(runs=runs, failures=failed)
+                added[pk] = _nonzero(runs=runs, failures=failed)
         model.objects.bulk_create(new, batch_size=500)
         _add_to_rows(model, added)
 
@@ -368,10 +368,11 @@ def _add_to_rows(model: type[Model], added: Mapping[int, Mapping[str, float]]) -
 def _add_in_one_update(model: type[Model], added: Mapping[int, Mapping[str, float]]) -> None:
     quote = connection.ops.quote_name
     key = quote(model._meta.pk.column)
+    columns = {field.attname: field.column for field in model._meta.concrete_fields}
     sets: list[str] = []
     params: list[Any] = []
     for name in sorted({name for amounts in added.values() for name in amounts}):
-        column = quote(model._meta.get_field(name).column)
+        column = quote(columns[name])
         cases = []
         for pk, amounts in added.items():
             if name in amounts:
@@ -385,21 +386,20 @@ def _add_in_one_update(model: type[Model], added: Mapping[int, Mapping[str, floa
         cursor.execute(sql, params)
 
 
-def _existing(model: Any, keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]) -> Any:
-    """The rows of `model` with these keys, locked for the update, by key (the last name
-    is the day or month column)."""
+def _existing(
+    model: type[Model], keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]
+) -> dict[tuple[Any, ...], int]:
+    """The primary keys of the rows of `model` with these keys (the values of `names`),
+    locked for the update."""
     keys = list(keys)
-    pipelines = {key[0] for key in keys}
-    days = {key[-1] for key in keys}
-    rows = model.objects.select_for_update().filter(
-        pipeline__in=pipelines, **{f"{names[-1]}__in": days}
-    )
+    columns = {f"{name}__in": {key[index] for key in keys} for index, name in enumerate(names)}
+    rows = model._default_manager.select_for_update().filter(**columns)
     wanted = set(keys)
     found = {}
-    for row in rows:
-        key = tuple(getattr(row, name) for name in names)
+    for pk, *values in rows.values_list("pk", *names):
+        key = tuple(values)
         if key in wanted:
-            found[key] = row
+            found[key] = pk
     return found
 
 
@@ -458,9 +458,9 @@ def units_jobs_record(
         for unit, jobs in todo:
             tally = locked.get(unit.pk)
             if tally is None:
-                tally = UnitTally(unit=unit)
-                new.append(tally)
-            if _tally_unit(batch, unit, jobs, zone, tally) and tally not in new:
+                new.append(UnitTally(unit=unit))
+                _tally_unit(batch, unit, jobs, zone, new[-1])
+            elif _tally_unit(batch, unit, jobs, zone, tally):
                 changed.append(tally)
         batch.write()
         # A tally made meanwhile by another process fails the insert: nothing is counted.
