@@ -20,6 +20,14 @@ class DashboardConfig(AppConfig):
         # After auth's permissions exist, so every run of migrate keeps groups in step.
         post_migrate.connect(sync_role_groups, sender=self)
         post_migrate.connect(_unit_status_counts_rebuild, sender=self)
+        # The analytics hook remembers which pipelines are covered: a flush (it ends in
+        # post_migrate) or a delete of coverage rows makes it look again.
+        post_migrate.connect(_analytics_coverage_forget, sender=self)
+        post_delete.connect(
+            _analytics_coverage_forget,
+            sender=models.AnalyticsCoverage,
+            dispatch_uid="analytics-coverage-forget",
+        )
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
         self._forget_permissions_on_change()
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
@@ -66,6 +74,12 @@ def _unit_status_counts_rebuild(sender: Any, **kwargs: Any) -> None:
     from dashboard.services.units import unit_status_counts_rebuild
 
     unit_status_counts_rebuild(using=kwargs.get("using") or "default")
+
+
+def _analytics_coverage_forget(sender: Any, **kwargs: Any) -> None:
+    from dashboard.services.analytics import coverage_forget
+
+    coverage_forget()
 
 
 def _data_changed(sender: Any, **kwargs: Any) -> None:

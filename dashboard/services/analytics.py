@@ -23,8 +23,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db import transaction
-from django.db.models import F, Min
+from django.db import connection, transaction
+from django.db.models import Min, Model
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -244,20 +244,25 @@ class _Batch:
             return
         existing = _existing(DailyThroughput, self.started, ("pipeline", "day"))
         new = []
+        added: dict[int, dict[str, float]] = {}
         for key, (transfers, sips, observed) in self.started.items():
-            row = existing.get(key)
-            if row is None:
-                row = DailyThroughput(pipeline=key[0], day=key[1])
-                new.append(row)
-            row.transfers_started += transfers
-            row.sips_started += sips
-            row.started_observed += observed
+            pk = existing.get(key)
+            if pk is None:
+                new.append(
+                    DailyThroughput(
+                        pipeline=key[0],
+                        day=key[1],
+                        transfers_started=transfers,
+                        sips_started=sips,
+                        started_observed=observed,
+                    )
+                )
+            else:
+                added[pk] = _nonzero(
+                    transfers_started=transfers, sips_started=sips, started_observed=observed
+                )
         DailyThroughput.objects.bulk_create(new, batch_size=500)
-        DailyThroughput.objects.bulk_update(
-            list(existing.values()),
-            ["transfers_started", "sips_started", "started_observed"],
-            batch_size=500,
-        )
+        _add_to_rows(DailyThroughput, added)
 
     def _write_timings(
         self,
@@ -274,9 +279,10 @@ class _Batch:
         existing = _existing(model, timings, ("pipeline", name, period))
         waits = model in (DecisionWait, MonthlyDecisionWait)
         new: list[Any] = []
+        added: dict[int, dict[str, float]] = {}
         for key, timing in timings.items():
-            row = existing.get(key)
-            if row is None:
+            pk = existing.get(key)
+            if pk is None:
                 row = model(pipeline=key[0], **{name: key[1], period: key[2]})
                 row.count, row.total_seconds = timing.count, timing.total
                 row.histogram = timing.buckets
@@ -284,9 +290,8 @@ class _Batch:
                     row.observed_count = timing.observed
                 new.append(row)
             else:
-                # Only the columns that grow, added to in the database: a poll's few waits
-                # touch a few buckets, and a bulk update of all 49 costs most of a cycle.
-                model.objects.filter(pk=row.pk).update(**_increments(timing, observed=waits))
+                added[pk] = _amounts(timing, observed=waits)
+        _add_to_rows(model, added)
         model.objects.bulk_create(new, batch_size=500)
 
     def _write_failures(
@@ -299,46 +304,102 @@ class _Batch:
             return
         existing = _existing(model, failures, ("pipeline", "group", "job", period))
         new: list[Any] = []
+        added: dict[int, dict[str, float]] = {}
         for key, (runs, failed) in failures.items():
-            row = existing.get(key)
-            if row is None:
-                row = model(pipeline=key[0], group=key[1], job=key[2], **{period: key[3]})
-                new.append(row)
-            row.runs += runs
-            row.failures += failed
+            pk = existing.get(key)
+            if pk is None:
+                new.append(
+                    model(
+                        pipeline=key[0],
+                        group=key[1],
+                        job=key[2],
+                        runs=runs,
+                        failures=failed,
+                        **{period: key[3]},
+                    )
+                )
+            else:
+                added[pk] = _nonzero(runs=runs, failures=failed)
         model.objects.bulk_create(new, batch_size=500)
-        model.objects.bulk_update(list(existing.values()), ["runs", "failures"], batch_size=500)
+        _add_to_rows(model, added)
 
 
-def _increments(timing: _Timing, *, observed: bool) -> dict[str, Any]:
-    """The column updates that add `timing` to a row of a duration rollup."""
-    changes: dict[str, Any] = {
-        "count": F("count") + timing.count,
-        "total_seconds": F("total_seconds") + timing.total,
-    }
+def _amounts(timing: _Timing, *, observed: bool) -> dict[str, float]:
+    """What `timing` adds to each column of a duration rollup row that it makes grow."""
+    amounts: dict[str, float] = {"count": timing.count, "total_seconds": timing.total}
     for name, count in zip(BUCKET_FIELDS, timing.buckets, strict=True):
         if count:
-            changes[name] = F(name) + count
+            amounts[name] = count
     if observed and timing.observed:
-        changes["observed_count"] = F("observed_count") + timing.observed
-    return changes
+        amounts["observed_count"] = timing.observed
+    return amounts
 
 
-def _existing(model: Any, keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]) -> Any:
-    """The rows of `model` with these keys, locked for the update, by key (the last name
-    is the day or month column)."""
+def _nonzero(**amounts: float) -> dict[str, float]:
+    return {name: amount for name, amount in amounts.items() if amount}
+
+
+def _add_to_rows(model: type[Model], added: Mapping[int, Mapping[str, float]]) -> None:
+    """Add to existing rows (by primary key) in the database, so that concurrent
+    additions add up: each column that grows gets each row's own amount.
+
+    One UPDATE for many rows (a finished unit touches a row per workflow group and
+    job), as few statements as the database's limit on parameters allows, and only the
+    columns that grow (a poll's few waits touch a few of the 49 buckets). Plain SQL: the
+    ORM takes milliseconds to build a CASE of a few hundred branches.
+    """
+    added = {pk: amounts for pk, amounts in added.items() if amounts}
+    if not added:
+        return
+    limit = connection.features.max_query_params or 5000
+    chunk: dict[int, Mapping[str, float]] = {}
+    size = 0
+    for key, amounts in added.items():
+        needed = 2 * len(amounts) + 1
+        if chunk and size + needed > limit:
+            _add_in_one_update(model, chunk)
+            chunk, size = {}, 0
+        chunk[key] = amounts
+        size += needed
+    if chunk:
+        _add_in_one_update(model, chunk)
+
+
+def _add_in_one_update(model: type[Model], added: Mapping[int, Mapping[str, float]]) -> None:
+    quote = connection.ops.quote_name
+    key = quote(model._meta.pk.column)
+    columns = {field.attname: field.column for field in model._meta.concrete_fields}
+    sets: list[str] = []
+    params: list[Any] = []
+    for name in sorted({name for amounts in added.values() for name in amounts}):
+        column = quote(columns[name])
+        cases = []
+        for pk, amounts in added.items():
+            if name in amounts:
+                cases.append("WHEN %s THEN %s")
+                params += [pk, amounts[name]]
+        sets.append(f"{column} = {column} + CASE {key} {' '.join(cases)} ELSE 0 END")
+    params += list(added)
+    marks = ", ".join(["%s"] * len(added))
+    sql = f"UPDATE {quote(model._meta.db_table)} SET {', '.join(sets)} WHERE {key} IN ({marks})"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _existing(
+    model: type[Model], keys: Iterable[tuple[Any, ...]], names: tuple[str, ...]
+) -> dict[tuple[Any, ...], int]:
+    """The primary keys of the rows of `model` with these keys (the values of `names`),
+    locked for the update."""
     keys = list(keys)
-    pipelines = {key[0] for key in keys}
-    days = {key[-1] for key in keys}
-    rows = model.objects.select_for_update().filter(
-        pipeline__in=pipelines, **{f"{names[-1]}__in": days}
-    )
+    columns = {f"{name}__in": {key[index] for key in keys} for index, name in enumerate(names)}
+    rows = model._default_manager.select_for_update().filter(**columns)
     wanted = set(keys)
     found = {}
-    for row in rows:
-        key = tuple(getattr(row, name) for name in names)
+    for pk, *values in rows.values_list("pk", *names):
+        key = tuple(values)
         if key in wanted:
-            found[key] = row
+            found[key] = pk
     return found
 
 
@@ -397,9 +458,9 @@ def units_jobs_record(
         for unit, jobs in todo:
             tally = locked.get(unit.pk)
             if tally is None:
-                tally = UnitTally(unit=unit)
-                new.append(tally)
-            if _tally_unit(batch, unit, jobs, zone, tally) and tally not in new:
+                new.append(UnitTally(unit=unit))
+                _tally_unit(batch, unit, jobs, zone, new[-1])
+            elif _tally_unit(batch, unit, jobs, zone, tally):
                 changed.append(tally)
         batch.write()
         # A tally made meanwhile by another process fails the insert: nothing is counted.
@@ -410,6 +471,22 @@ def units_jobs_record(
 def unit_jobs_record(*, unit: Unit, jobs: Sequence[Mapping[str, Any]], time_zone: str) -> None:
     """`units_jobs_record` for one unit."""
     units_jobs_record(entries=[(unit, jobs)], time_zone=time_zone)
+
+
+# Pipelines this process has seen covered: a coverage row is never deleted by Lookout
+# (only ever moved earlier), so a poll need not look for it again. Remembered once the
+# row is committed (a rolled-back transaction, e.g. a test's, leaves nothing behind),
+# forgotten when the rows are deleted or the tables flushed (`coverage_forget`).
+_covered: set[str] = set()
+
+
+def coverage_forget() -> None:
+    """Forget which pipelines are covered: the next poll looks for their rows again."""
+    _covered.clear()
+
+
+def _remember_covered(pipeline: str) -> None:
+    transaction.on_commit(lambda: _covered.add(pipeline))
 
 
 def _watching(pipeline: str, since: datetime) -> None:
@@ -456,12 +533,23 @@ def workflow_cycle_record(
             batch.wait_ended(pipeline, decision, since, now, observed=observed)
     if batch.waits:
         batch.write()
-    hour = _hour(now)
+    _queue_sample(pipeline, _hour(now), active, waiting)
+    if pipeline not in _covered:
+        if not AnalyticsCoverage.objects.filter(pipeline=pipeline).exists():
+            _watching(pipeline, now)
+        _remember_covered(pipeline)
+
+
+def _queue_sample(pipeline: str, hour: datetime, active: int, waiting: int) -> None:
+    """The hour's sample is the last poll's counts: written only when they differ (a
+    read is cheaper than a write, and most polls of an hour see the same counts). Not
+    remembered in the process: the next poll of the pipeline may run in another worker."""
     sampled = QueueSample.objects.filter(pipeline=pipeline, hour=hour)
-    if not sampled.update(active=active, waiting=waiting):
+    found = sampled.values_list("active", "waiting").first()
+    if found is None:
         QueueSample.objects.create(pipeline=pipeline, hour=hour, active=active, waiting=waiting)
-    if not AnalyticsCoverage.objects.filter(pipeline=pipeline).exists():
-        _watching(pipeline, now)
+    elif found != (active, waiting):
+        sampled.update(active=active, waiting=waiting)
 
 
 def _day_range(day: date) -> tuple[datetime, datetime]:
@@ -563,6 +651,7 @@ def rollups_rebuild(*, time_zones: Mapping[str, str]) -> BackfillSummary:
         tallies.append(tally)
         count += 1
     waits = _waits_from_history(batch, None)
+    coverage_forget()
     with transaction.atomic():
         for model in (
             DailyThroughput,
