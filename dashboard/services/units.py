@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, is_dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -706,6 +706,11 @@ def unit_jobs_request(*, pipeline: str, uuid: str) -> None:
     Unit.objects.filter(pipeline=pipeline, uuid=uuid).update(jobs_requested_at=timezone.now())
 
 
+# At least one in this many of a jobs refresh's fetches goes to the history to learn.
+HISTORY_SHARE_DIVISOR = 10
+NEVER_FETCHED = datetime.min.replace(tzinfo=UTC)
+
+
 def _jobs_wanted(pipeline: str) -> list[Unit]:
     """Units whose jobs changed since they were last fetched.
 
@@ -734,14 +739,40 @@ def _jobs_wanted(pipeline: str) -> list[Unit]:
         elif unit.jobs_requested_at is not None:
             unit.jobs_requested_at = None  # already fresh: the request is answered
             Unit.objects.filter(pk=unit.pk).update(jobs_requested_at=None)
-    # Pages someone is looking at first, then moving units, then the most recently changed.
-    wanted.sort(key=lambda u: (u.jobs_requested_at is None, u.finished, -u.updated_at.timestamp()))
+    # Pages someone is looking at first, then units waiting for a person without the
+    # service's own time for it yet, then the rest in turn: the longest since its last
+    # fetch first, so when more units change than a cycle fetches, none waits for ever.
+    wanted.sort(
+        key=lambda u: (
+            u.jobs_requested_at is None,
+            not (u.awaiting_decision and u.waiting_since_from != TimesFrom.UPSTREAM),
+            _jobs_fetched_at(u),
+        )
+    )
     return wanted
+
+
+def _jobs_fetched_at(unit: Unit) -> datetime:
+    entry = getattr(unit, "job_list", None)
+    return entry.fetched_at if entry is not None else NEVER_FETCHED
+
+
+def _jobs_to_fetch(pipeline: str, limit: int) -> list[Unit]:
+    """This cycle's units: the changed ones, with a share kept for the history to learn
+    (when there is some), so a busy pipeline still learns its past a little each cycle."""
+    wanted = _jobs_wanted(pipeline)
+    reserve = max(1, limit // HISTORY_SHARE_DIVISOR) if limit > 0 else 0
+    live = wanted[: max(0, limit - reserve)]
+    history = _history_to_learn(pipeline, limit - len(live), live)
+    learning = {unit.pk for unit in history}
+    rest = [unit for unit in wanted[len(live) :] if unit.pk not in learning]
+    return [*live, *rest[: limit - len(live) - len(history)], *history]
 
 
 def _history_to_learn(pipeline: str, room: int, taken: list[Unit]) -> list[Unit]:
     """Up to `room` units found already finished whose jobs were never fetched (newest
-    first): each is fetched once, for the analytics, and only with room to spare."""
+    first): each is fetched once, for the analytics, in the room the changed units leave
+    and the share `_jobs_to_fetch` keeps for it."""
     if room <= 0:
         return []
     rows = (
@@ -792,8 +823,7 @@ def jobs_refresh(
     service = f"jobs:{pipeline.slug}"
     started = time.monotonic()
     limit = settings.LOOKOUT_JOBS_PER_CYCLE if limit is None else limit
-    wanted = _jobs_wanted(pipeline.slug)[:limit]
-    wanted += _history_to_learn(pipeline.slug, limit - len(wanted), wanted)
+    wanted = _jobs_to_fetch(pipeline.slug, limit)
     try:
         client = client or get_workflow_client(pipeline.client_config())
     except UpstreamError as exc:
