@@ -21,8 +21,8 @@ so what the hooks had to do is visible.
   of up to `--jobs-per-cycle`; `--finishing` % of them complete each cycle (their jobs
   stored and tallied as finished units) and as many new ones arrive. Three scenarios:
   no unit changing status, `--changing` of them, and all of them (the worst case: half of
-  them end a wait every cycle, and the finished units wait behind the moving ones for
-  the jobs refresh). `--cycles` cycles each with the hooks timed, then as many pairs.
+  them end a wait every cycle, and the jobs refresh has more changed units than it
+  fetches in a cycle, so it takes them in turn). `--cycles` cycles each with the hooks timed, then as many pairs.
 - Against the simulator over HTTP (`--http-cycles`, 0 skips it), the simulated pipeline
   busy with arrivals. First start: after 12 cycles, the history still being learned
   (most refreshed units are finished ones tallied for the first time). Then cycles until
