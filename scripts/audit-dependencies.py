@@ -7,7 +7,7 @@ packages (a mirror without PyPI's JSON API, no route to it), the lock has not be
 audited: that is a loud warning and exit 0, so a machine without the service can still
 lint, unless LOOKOUT_AUDIT_STRICT=1 (CI with network access), which makes it exit 2.
 
-    scripts/audit-dependencies.py [--pip-audit PATH] [--service pypi|osv] [LOCK ...]
+    scripts/audit-dependencies.py [--pip-audit PATH] [--service pypi|osv] [--osv-url URL] [LOCK ...]
 """
 
 from __future__ import annotations
@@ -24,11 +24,15 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LOCKS = ["requirements.txt", "requirements-dev.txt"]
 
 
-def run_pip_audit(pip_audit: str, service: str, locks: list[str]) -> tuple[int, dict | None, str]:
+def run_pip_audit(
+    pip_audit: str, service: str, locks: list[str], osv_url: str | None = None
+) -> tuple[int, dict | None, str]:
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "audit.json"
         command = [pip_audit, "--require-hashes", "--disable-pip", "--progress-spinner", "off"]
         command += ["--vulnerability-service", service, "--format", "json", "--output", str(report)]
+        if osv_url:
+            command += ["--osv-url", osv_url]
         for lock in locks:
             command += ["--requirement", lock]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -43,11 +47,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pip-audit", default=str(Path(sys.executable).parent / "pip-audit"))
     parser.add_argument("--service", default="pypi", choices=["pypi", "osv"])
+    parser.add_argument(
+        "--osv-url", help="an OSV query endpoint other than api.osv.dev (with --service osv)"
+    )
     parser.add_argument("locks", nargs="*", default=DEFAULT_LOCKS)
     args = parser.parse_args(argv)
     strict = os.environ.get("LOOKOUT_AUDIT_STRICT", "") in {"1", "true", "yes"}
 
-    returncode, report, stderr = run_pip_audit(args.pip_audit, args.service, args.locks)
+    returncode, report, stderr = run_pip_audit(
+        args.pip_audit, args.service, args.locks, args.osv_url
+    )
     dependencies = (report or {}).get("dependencies", [])
     vulnerable = [d for d in dependencies if d.get("vulns")]
     if vulnerable:

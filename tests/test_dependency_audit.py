@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.osv_receiver import Advisory, osv_receiver
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "audit-dependencies.py"
 
@@ -91,6 +93,52 @@ def test_make_lint_runs_the_audit_over_both_locks():
 
     assert "scripts/audit-dependencies.py" in lint
     assert '"requirements.txt", "requirements-dev.txt"' in SCRIPT.read_text()
+
+
+# --- end to end: the real pip-audit, against a local vulnerability service -------------
+
+CLEAN_LOCK = (
+    "requests==2.34.2 \\\n"
+    "    --hash=sha256:0604e84c4fb698a5e53e5857b5aea945b2f19a18f25f10b8748dbdf935788927\n"
+)
+ADVISORIES = [Advisory(id="PYSEC-2021-98", package="django", version="3.2.0", fixed="3.2.1")]
+
+
+def audit_against(url: str, lock: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--service", "osv", "--osv-url", url, str(lock)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LOOKOUT_AUDIT_STRICT": "1"},
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+@pytest.mark.integration
+def test_the_real_pip_audit_fails_a_known_vulnerable_pin_from_a_local_service(tmp_path):
+    lock = tmp_path / "requirements.txt"
+    lock.write_text(VULNERABLE_LOCK)
+
+    with osv_receiver(ADVISORIES) as service:
+        done = audit_against(service.url, lock)
+
+    assert ("django", "3.2.0") in service.queries
+    assert done.returncode == 1, done.stderr
+    assert "django 3.2.0: PYSEC-2021-98 (fixed in 3.2.1)" in done.stderr
+
+
+@pytest.mark.integration
+def test_the_real_pip_audit_passes_a_lock_without_advisories_from_a_local_service(tmp_path):
+    lock = tmp_path / "requirements.txt"
+    lock.write_text(CLEAN_LOCK)
+
+    with osv_receiver(ADVISORIES) as service:
+        done = audit_against(service.url, lock)
+
+    assert service.queries == [("requests", "2.34.2")]
+    assert done.returncode == 0, done.stderr
+    assert "1 packages, no known vulnerability" in done.stdout
 
 
 # --- end to end: the real pip-audit and the real vulnerability service -----------------
