@@ -19,6 +19,7 @@ from dashboard import tasks
 from dashboard.clients.storage import StorageClient
 from dashboard.forms.storage import encode_browse_path
 from dashboard.models import (
+    DailyThroughput,
     PackageDetails,
     PackageSync,
     ServicePoll,
@@ -58,7 +59,16 @@ def synced(sim, django_db_setup, django_db_blocker) -> Iterator[dict[str, Any]]:
         }
         yield kept
         # Committed outside any test's transaction: remove all the sync wrote.
-        for model in (StoragePackage, StorageSummary, PackageSync, PackageDetails, ServicePoll):
+        # The AIPs stored per day too: the sync counts them into the analytics rollup, and
+        # a later test in this process would find them added to its own.
+        for model in (
+            StoragePackage,
+            StorageSummary,
+            PackageSync,
+            PackageDetails,
+            ServicePoll,
+            DailyThroughput,
+        ):
             model.objects.all().delete()
 
 
