@@ -40,6 +40,23 @@ def chromium_path() -> str:
     return found
 
 
+@pytest.fixture(autouse=True)
+def _live_server_connections_in_autocommit(request: pytest.FixtureRequest) -> None:
+    """The live server keeps, for the whole session, the in-memory SQLite connection it
+    shares with the test thread. Once a CI run found it left outside autocommit by an
+    earlier test in the same process, and every later action's `on_commit` failed with
+    a 500. Each browser test starts with it in autocommit again."""
+    if "live_server" not in request.fixturenames:
+        return
+    from django.db import connections
+
+    server = request.getfixturevalue("live_server")
+    shared = [*server.thread.connections_override.values(), *connections.all()]
+    for conn in shared:
+        if conn.connection is not None and not conn.in_atomic_block and not conn.get_autocommit():
+            conn.set_autocommit(True)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
