@@ -105,16 +105,8 @@ class UnitListApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        chosen = filters.validated_data
-        units = unit_selectors.unit_list(**chosen)
-        # Filtered by pipeline and status alone, the total is a kept count, not a COUNT.
-        known = (
-            unit_selectors.unit_list_count(
-                pipeline=chosen.get("pipeline"), status=chosen.get("status")
-            )
-            if chosen.keys() <= {"pipeline", "status"}
-            else None
-        )
+        units = unit_selectors.unit_list(**filters.validated_data)
+        known = unit_selectors.unit_list_count(**filters.validated_data)
         return paginated_response(request, self, units, UnitOutputSerializer, count=known)
 
 

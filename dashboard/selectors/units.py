@@ -64,10 +64,15 @@ def unit_list(
     return units.order_by("-updated_at", "-id")
 
 
-def unit_list_count(*, pipeline: str | None = None, status: str | None = None) -> int | None:
-    """How many visible units `unit_list` gives for these filters alone, from the kept
-    counts (`UnitStatusCount`): a few rows, where a COUNT reads every finished unit.
-    None for a pipeline Lookout is not configured for (the list is empty then too)."""
+def unit_list_count(
+    *, pipeline: str | None = None, status: str | None = None, **other_filters: object
+) -> int | None:
+    """How many visible units `unit_list` gives for these filters, from the kept counts
+    (`UnitStatusCount`): a few rows, where a COUNT reads every finished unit. None (count
+    the list instead) when any other filter is given, or for a pipeline Lookout is not
+    configured for (the list is empty then too)."""
+    if other_filters:
+        return None
     rows = UnitStatusCount.objects.all()
     if pipeline:
         if pipeline not in _configured_pipelines():

@@ -167,14 +167,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
     if failed_job:
         units = failures.failed_at_job(units, failed_job)
     failed_only = filters.get("status") == "FAILED" or bool(failed_job)
-    # Filtered by pipeline and status alone, the total is a kept count, not a COUNT.
-    known = (
-        unit_selectors.unit_list_count(
-            pipeline=filters.get("pipeline"), status=filters.get("status")
-        )
-        if filters.keys() <= {"pipeline", "status"}
-        else None
-    )
+    known = unit_selectors.unit_list_count(**filters)
     paginator = (
         Paginator(units, UNITS_PER_PAGE)
         if known is None
