@@ -66,14 +66,14 @@ lint: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py
 
-# Renders every wall state at 1920x1080 and copies the screenshots the README shows.
+# Renders every wall state at 1920x1080 and copies the screenshots docs/wall.md shows.
 wall-shots: $(DEV_STAMP)
 	$(PY) -m pytest -q tests/browser/test_wall_states.py -k 1920x1080
 	for shot in test-artifacts/wall-state-*-1920x1080.png; do \
 		name=$${shot#test-artifacts/wall-state-}; cp $$shot docs/wall/$${name%-1920x1080.png}.png; \
 	done
 
-# Rewrites both lock files from requirements.in and requirements-dev.in (README: Adding a dependency).
+# Rewrites both lock files from requirements.in and requirements-dev.in (docs/development.md: Adding a dependency).
 lock: $(DEV_STAMP)
 	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_COMPILE) -o requirements.txt requirements.in
 	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_COMPILE) -o requirements-dev.txt requirements-dev.in
