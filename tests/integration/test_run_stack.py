@@ -1,12 +1,17 @@
 """`make run` tells the truth at start-up: a busy port is named in one line before
-anything else is printed, and a child process that dies stops the stack."""
+anything else is printed, and a child process that dies stops the stack. Its access log
+is the image's (config/gunicorn.py): a wall-screen token never reaches the terminal."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,3 +139,73 @@ def test_a_child_that_dies_stops_the_stack_with_its_name_and_exit_code(
     assert exited.value.code == 1
     assert "crasher stopped with exit code 3; stopping the others" in capsys.readouterr().err
     assert all(process.poll() is not None for process in started)  # the sleeper too
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def _wait_until_answering(base: str, stack: subprocess.Popen[bytes], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        assert stack.poll() is None, "make run stopped before the web server answered"
+        try:
+            urllib.request.urlopen(f"{base}/healthz", timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # it answers (a 503 before the first poll is still an answer)
+        except OSError:
+            assert time.monotonic() < deadline, "the web server did not answer in time"
+            time.sleep(0.3)
+
+
+def test_make_run_never_prints_a_wall_token(tmp_path):
+    env = {**stack_env(tmp_path), "REDIS_URL": "", "LOG_LEVEL": "INFO"}
+    base = f"http://127.0.0.1:{env['LOOKOUT_PORT']}"
+    out_path, err_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        stack = subprocess.Popen(
+            ["make", "--no-print-directory", "run", f"PY={sys.executable}", "RUNTIME_STAMP="],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,  # Ctrl-C reaches make and the stack as in a terminal
+        )
+    try:
+        _wait_until_answering(base, stack, seconds=45)
+        created = subprocess.run(
+            [sys.executable, "manage.py", "wall_link", "create", "Operations room"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        token = created.stdout.strip().rstrip("/").rsplit("/", 1)[-1]
+        opener = urllib.request.build_opener(_NoRedirect)
+        with pytest.raises(urllib.error.HTTPError) as swapped:  # the screen opens its link
+            opener.open(f"{base}/wall/{token}/", timeout=10)
+        assert swapped.value.code == 302
+        cookie = swapped.value.headers["Set-Cookie"].split(";", 1)[0]
+        page = opener.open(
+            urllib.request.Request(f"{base}/wall/", headers={"Cookie": cookie}), timeout=10
+        )
+        assert page.status == 200
+        time.sleep(1)  # the access log line is written after the answer
+    finally:
+        os.killpg(stack.pid, signal.SIGINT)
+        try:
+            stack.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(stack.pid, signal.SIGKILL)
+            stack.wait()
+
+    printed = out_path.read_text() + err_path.read_text()
+    assert len(token) == 43
+    assert token not in printed
+    # The access log is on, and scrubbed: the request is there without its token.
+    assert "GET /wall/[redacted]/ HTTP/1.1" in printed
+    assert '"GET /wall/ HTTP/1.1" 200' in printed
