@@ -60,6 +60,11 @@ def _instantiate(url: str) -> apprise.NotifyBase:
     if plugin is None:
         scheme = urlsplit(url.strip()).scheme.lower() if "://" in url else ""
         known = NotificationManager().schemas()  # type: ignore[no-untyped-call]
+        if scheme in {"http", "https"}:
+            raise AppriseUrlError(
+                f"Apprise knows no service at this {scheme}:// address: write it as an "
+                "Apprise URL (json://... posts JSON to any address), or add it as a webhook."
+            )
         if not scheme or scheme not in known:
             shown = f"{scheme}://" if scheme else "this address"
             raise AppriseUrlError(f"Apprise has no service for {shown}.")
@@ -77,7 +82,7 @@ def _privacy_url(plugin: apprise.NotifyBase) -> str:
 def _masked(plugin: apprise.NotifyBase) -> str:
     """The privacy form without its query, and with any user or token before "@" hidden
     too (Apprise shows a user name, and for ntfy a token sits there)."""
-    parts = urlsplit(_privacy_url(plugin).split("?", 1)[0])
+    parts = urlsplit(unquote(_privacy_url(plugin).split("?", 1)[0]))
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "****@" + netloc.rsplit("@", 1)[1]

@@ -259,3 +259,19 @@ def test_an_unreachable_service_is_an_error(db):
     with pytest.raises(apprise_notify.AppriseError, match="Connection error") as raised:
         apprise_notify.apprise_send(url=url, title="t", body="b", timeout=1)
     assert MATTERMOST_TOKEN not in str(raised.value)
+
+
+def test_a_teams_workflow_address_is_taken_as_teams_gives_it():
+    native = (
+        "https://prod-161.westeurope.logic.azure.com:443/workflows/643e69f83c8944438d68119179a10a64"
+        "/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun"
+        "&sv=1.0&sig=KODuebWbDGYFr0z0eu-6Rj8aUKz7108W3wrNJZxFE5A"
+    )
+    shown = apprise_notify.apprise_url_check(native)
+    assert shown.masked == "workflow://prod-161.westeurope.logic.azure.com:443/6...4/K...A/"
+    assert "KODuebWbDGYFr0z0eu" not in shown.masked and "643e69f83c89" not in shown.masked
+
+
+def test_a_plain_https_address_is_pointed_to_json_or_the_webhook_kind():
+    with pytest.raises(apprise_notify.AppriseUrlError, match="json://"):
+        apprise_notify.apprise_url_check("https://chat.example.org/hooks/abc123")
