@@ -17,6 +17,7 @@ from django.test import Client
 from django.utils import timezone
 
 from dashboard.clients import apprise_notify
+from dashboard.lib.secret_redaction import RedactingFormatter
 from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule, AuditEntry
 from dashboard.services import alerts
 from tests.alerts.conftest import failed, polled
@@ -275,3 +276,30 @@ def test_a_teams_workflow_address_is_taken_as_teams_gives_it():
 def test_a_plain_https_address_is_pointed_to_json_or_the_webhook_kind():
     with pytest.raises(apprise_notify.AppriseUrlError, match="json://"):
         apprise_notify.apprise_url_check("https://chat.example.org/hooks/abc123")
+
+
+@pytest.fixture
+def lookout_log():
+    """What Lookout's own log handler (LOGGING's "console", on the root logger) writes."""
+    [console] = [
+        handler
+        for handler in logging.getLogger().handlers
+        if isinstance(handler.formatter, RedactingFormatter)
+    ]
+    written = io.StringIO()
+    previous = console.setStream(written)
+    try:
+        yield written
+    finally:
+        console.setStream(previous)
+
+
+def test_apprise_s_own_log_lines_never_reach_lookout_s_log(lookout_log):
+    # Apprise logs a token it finds malformed, in full, as a warning.
+    with pytest.raises(apprise_notify.AppriseUrlError):
+        apprise_notify.apprise_url_check("workflows://host.example.org/WF123/bad!Secret!sig")
+    logging.getLogger("dashboard").warning("a line of Lookout's own")
+
+    assert "a line of Lookout's own" in lookout_log.getvalue()
+    assert "bad!Secret!sig" not in lookout_log.getvalue()
+    assert "Signature" not in lookout_log.getvalue()
