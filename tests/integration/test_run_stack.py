@@ -10,8 +10,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 from django.core.management import call_command
 
 from dashboard.management.commands import run_stack
+from tests.support.wall_screen import wait_until_answering, wall_open, wall_token_create
 
 pytestmark = pytest.mark.integration
 
@@ -141,25 +140,6 @@ def test_a_child_that_dies_stops_the_stack_with_its_name_and_exit_code(
     assert all(process.poll() is not None for process in started)  # the sleeper too
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-def _wait_until_answering(base: str, stack: subprocess.Popen[bytes], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        assert stack.poll() is None, "make run stopped before the web server answered"
-        try:
-            urllib.request.urlopen(f"{base}/healthz", timeout=2)
-            return
-        except urllib.error.HTTPError:
-            return  # it answers (a 503 before the first poll is still an answer)
-        except OSError:
-            assert time.monotonic() < deadline, "the web server did not answer in time"
-            time.sleep(0.3)
-
-
 def test_make_run_never_prints_a_wall_token(tmp_path):
     env = {**stack_env(tmp_path), "REDIS_URL": "", "LOG_LEVEL": "INFO"}
     base = f"http://127.0.0.1:{env['LOOKOUT_PORT']}"
@@ -174,26 +154,9 @@ def test_make_run_never_prints_a_wall_token(tmp_path):
             start_new_session=True,  # Ctrl-C reaches make and the stack as in a terminal
         )
     try:
-        _wait_until_answering(base, stack, seconds=45)
-        created = subprocess.run(
-            [sys.executable, "manage.py", "wall_link", "create", "Operations room"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        token = created.stdout.strip().rstrip("/").rsplit("/", 1)[-1]
-        opener = urllib.request.build_opener(_NoRedirect)
-        with pytest.raises(urllib.error.HTTPError) as swapped:  # the screen opens its link
-            opener.open(f"{base}/wall/{token}/", timeout=10)
-        assert swapped.value.code == 302
-        cookie = swapped.value.headers["Set-Cookie"].split(";", 1)[0]
-        page = opener.open(
-            urllib.request.Request(f"{base}/wall/", headers={"Cookie": cookie}), timeout=10
-        )
-        assert page.status == 200
+        wait_until_answering(base, seconds=90, server=stack)  # ~20 s here
+        token = wall_token_create(env)
+        wall_open(base, token)
         time.sleep(1)  # the access log line is written after the answer
     finally:
         os.killpg(stack.pid, signal.SIGINT)
