@@ -248,6 +248,9 @@ class ChannelTarget:
 def _validate_target(kind: str, target: str) -> ChannelTarget:
     target = target.strip()
     if kind == AlertChannel.Kind.APPRISE:
+        longest = AlertChannel._meta.get_field("secret").max_length or 2000
+        if len(target) > longest:
+            raise AlertError(_("An Apprise URL is at most %(n)d characters.") % {"n": longest})
         try:
             found = apprise_notify.apprise_url_check(target)
         except apprise_notify.AppriseUrlError as exc:

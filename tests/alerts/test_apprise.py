@@ -225,6 +225,8 @@ def test_the_command_refuses_what_apprise_cannot_use(db):
         call_command("alert_channel", "add", "apprise", "nosuch://host/x")
     with pytest.raises(CommandError, match="workflows:// URL is incomplete or malformed"):
         call_command("alert_channel", "add", "apprise", "workflows://host/only-one-part")
+    with pytest.raises(CommandError, match="at most 2000 characters"):
+        call_command("alert_channel", "add", "apprise", "json://host/" + "x" * 2000)
     assert not AlertChannel.objects.exists()
 
 
