@@ -455,13 +455,18 @@ LOGGING = {
             "class": "logging.StreamHandler",
             "formatter": "plain",
             "filters": ["wall_tokens"],
-        }
+        },
+        "discard": {"class": "logging.NullHandler"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "urllib3": {"level": "WARNING"},
         # runserver's request lines, through the same filtered handler (not Django's own).
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # Apprise's lines can carry parts of an alert channel's URL (a token it found
+        # malformed, a request address): never to a log. The client reads what it needs
+        # from each call's result and redacts it (dashboard/clients/apprise_notify.py).
+        "apprise": {"handlers": ["discard"], "level": "WARNING", "propagate": False},
     },
 }
 

@@ -560,7 +560,8 @@ class AlertRule(models.Model):
 
 
 class AlertChannel(models.Model):
-    """Where messages go: an e-mail address, a signed JSON webhook, or a Slack webhook."""
+    """Where messages go: an e-mail address, a signed JSON webhook, a Slack webhook, or
+    any service Apprise reaches by URL (Teams, Matrix, Mattermost, ntfy, PagerDuty, ...)."""
 
     if TYPE_CHECKING:
         rules: models.Manager[AlertRule]
@@ -569,12 +570,14 @@ class AlertChannel(models.Model):
         EMAIL = "email", "E-mail"
         WEBHOOK = "webhook", "Webhook (signed JSON)"
         SLACK = "slack", "Slack-compatible webhook"
+        APPRISE = "apprise", "Apprise URL (Teams, Matrix, Mattermost, ntfy, ...)"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    # What pages and commands show: the address, or an Apprise URL with its secrets masked.
     target = models.CharField(max_length=500)
-    # The webhook signing key (HMAC-SHA256). Stored because Lookout must sign with it;
-    # it is shown once when the channel is made and never again.
-    secret = models.CharField(max_length=64, blank=True)
+    # The webhook signing key (HMAC-SHA256), shown once when the channel is made; or the
+    # whole Apprise URL, never shown again. Stored because Lookout must send with it.
+    secret = models.CharField(max_length=2000, blank=True)
     enabled = models.BooleanField(default=True)
     created_by = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(default=timezone.now)

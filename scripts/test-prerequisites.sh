@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the real parts the tests drive are installed: redis-server, the PostgreSQL
-# server and Chromium. The tests start their own private Redis and PostgreSQL (never the
+# server, Chromium, and openssl (a self-signed certificate for an HTTPS test receiver). The tests start their own private Redis and PostgreSQL (never the
 # machine's own); Chromium comes from Debian's package.
 set -euo pipefail
 
@@ -21,6 +21,7 @@ postgres_server_installed() {
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 postgres_server_installed || missing+=(postgresql)
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   missing+=(chromium)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 from dashboard.lib.pipelines import pipeline_list
@@ -56,7 +57,12 @@ class RuleForm(forms.Form):
 class ChannelForm(forms.Form):
     kind = forms.ChoiceField(choices=AlertChannel.Kind.choices)
     target = forms.CharField(
-        max_length=500, help_text="An e-mail address, or the webhook's https:// address."
+        # An Apprise URL can be long (a Teams workflow's address is ~300 characters).
+        max_length=2000,
+        help_text=_(
+            "An e-mail address, the webhook's https:// address, or an Apprise URL such as "
+            "workflows://…, matrix://…, mmost://… or ntfy://… (kept secret, shown masked)."
+        ),
     )
 
 

@@ -38,8 +38,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from dashboard.clients import notify
+from dashboard.clients import apprise_notify, notify
 from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
@@ -237,31 +238,51 @@ class AddedChannel:
     secret: str
 
 
-def _validate_target(kind: str, target: str) -> str:
+@dataclass(frozen=True)
+class ChannelTarget:
+    # What is shown (an Apprise URL with its secrets masked) and what is kept to send with.
+    shown: str
+    secret: str = ""
+
+
+def _validate_target(kind: str, target: str) -> ChannelTarget:
     target = target.strip()
+    if kind == AlertChannel.Kind.APPRISE:
+        longest = AlertChannel._meta.get_field("secret").max_length or 2000
+        if len(target) > longest:
+            raise AlertError(_("An Apprise URL is at most %(n)d characters.") % {"n": longest})
+        try:
+            found = apprise_notify.apprise_url_check(target)
+        except apprise_notify.AppriseUrlError as exc:
+            raise AlertError(
+                _("Not an Apprise URL Lookout can use: %(why)s") % {"why": exc}
+            ) from None
+        shown_max = AlertChannel._meta.get_field("target").max_length or 500
+        return ChannelTarget(shown=found.masked[:shown_max], secret=target)
     try:
         if kind == AlertChannel.Kind.EMAIL:
             validate_email(target)
         elif kind in {AlertChannel.Kind.WEBHOOK, AlertChannel.Kind.SLACK}:
             URLValidator(schemes=["http", "https"])(target)
         else:
-            raise AlertError(f"A channel is email, webhook or slack, not {kind!r}.")
+            raise AlertError(f"A channel is email, webhook, slack or apprise, not {kind!r}.")
     except ValidationError:
         what = "an e-mail address" if kind == AlertChannel.Kind.EMAIL else "an http(s) URL"
         raise AlertError(f"{target!r} is not {what}.") from None
-    return target
+    if kind == AlertChannel.Kind.WEBHOOK:
+        return ChannelTarget(shown=target, secret=secrets.token_hex(32))
+    return ChannelTarget(shown=target)
 
 
 def alert_channel_add(
     *, kind: str, target: str, actor: Actor | None = None, actor_name: str = ""
 ) -> AddedChannel:
     """Make a channel and subscribe it to every default rule, so it needs no other step."""
-    target = _validate_target(kind, target)
-    secret = secrets.token_hex(32) if kind == AlertChannel.Kind.WEBHOOK else ""
+    checked = _validate_target(kind, target)
     alert_rules_ensure_defaults()
     with transaction.atomic():
         channel = AlertChannel.objects.create(
-            kind=kind, target=target, secret=secret, created_by=actor_name[:150]
+            kind=kind, target=checked.shown, secret=checked.secret, created_by=actor_name[:150]
         )
         for rule in AlertRule.objects.filter(is_default=True):
             rule.channels.add(channel)
@@ -273,7 +294,9 @@ def alert_channel_add(
             actor=actor,
             actor_name=actor_name,
         )
-    return AddedChannel(channel=channel, secret=secret)
+    # Only a webhook's signing secret is shown back; an Apprise URL never is.
+    shown_once = checked.secret if kind == AlertChannel.Kind.WEBHOOK else ""
+    return AddedChannel(channel=channel, secret=shown_once)
 
 
 def alert_channel_remove(
@@ -974,6 +997,15 @@ def message_render(message: AlertMessage) -> Rendered:
     return Rendered(subject=f"[Lookout] {headline}", text=text, payload=payload)
 
 
+def _severity(message: AlertMessage) -> apprise_notify.Severity:
+    """How a service that colours or ranks messages (Teams, PagerDuty) marks this one."""
+    if message.kind == AlertMessage.Kind.FIRED:
+        return apprise_notify.Severity.FAILURE
+    if message.kind == AlertMessage.Kind.RESOLVED:
+        return apprise_notify.Severity.SUCCESS
+    return apprise_notify.Severity.INFO
+
+
 def _send(message: AlertMessage, rendered: Rendered) -> None:
     channel = message.channel
     message_id = f"lookout-{message.pk}"
@@ -988,6 +1020,14 @@ def _send(message: AlertMessage, rendered: Rendered) -> None:
                 "Message-ID": f"<{message_id}@{domain or 'lookout'}>",
                 notify.MESSAGE_ID_HEADER: message_id,
             },
+        )
+    elif channel.kind == AlertChannel.Kind.APPRISE:
+        apprise_notify.apprise_send(
+            url=channel.secret,
+            title=rendered.subject,
+            body=rendered.text,
+            severity=_severity(message),
+            timeout=timeout,
         )
     elif channel.kind == AlertChannel.Kind.SLACK:
         body = json.dumps({"text": rendered.text}).encode("utf-8")
