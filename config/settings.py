@@ -24,6 +24,7 @@ from config.env import (
     env_secret,
     env_str,
     env_url,
+    url_origin,
 )
 from config.pipelines import load_pipelines
 from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
@@ -315,6 +316,8 @@ LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Answers only the OpenID Connect callback, and only when LOOKOUT_OIDC_ISSUER is set.
+    "dashboard.services.oidc.OidcBackend",
 ]
 # No start-up banner: `make run` and management commands print only what matters.
 AXES_VERBOSE = False
@@ -325,6 +328,27 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 AXES_CLIENT_IP_CALLABLE = "dashboard.lib.client_ip.client_ip"
 LOOKOUT_TRUSTED_PROXY_COUNT = env_int("LOOKOUT_TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# Sign-in through an OpenID Connect provider (dashboard/services/oidc.py), on when
+# LOOKOUT_OIDC_ISSUER is set: endpoints and keys come from the issuer's discovery
+# document. The provider's LOOKOUT_OIDC_GROUPS_CLAIM maps to roles (LOOKOUT_ROLE_MAP).
+LOOKOUT_OIDC_ISSUER = env_str("LOOKOUT_OIDC_ISSUER", "")
+LOOKOUT_OIDC_CLIENT_ID = env_str("LOOKOUT_OIDC_CLIENT_ID", "")
+LOOKOUT_OIDC_CLIENT_SECRET = env_secret("LOOKOUT_OIDC_CLIENT_SECRET", "")
+LOOKOUT_OIDC_NAME = env_str("LOOKOUT_OIDC_NAME", "single sign-on")
+LOOKOUT_OIDC_GROUPS_CLAIM = env_str("LOOKOUT_OIDC_GROUPS_CLAIM", "groups")
+LOOKOUT_OIDC_SCOPES = env_str("LOOKOUT_OIDC_SCOPES", "openid email profile")
+if LOOKOUT_OIDC_ISSUER:
+    env_url("LOOKOUT_OIDC_ISSUER", "")  # refuses anything but an http(s) URL
+    if LOOKOUT_PRODUCTION and not LOOKOUT_OIDC_ISSUER.startswith("https://"):
+        raise ImproperlyConfigured("LOOKOUT_OIDC_ISSUER must be an https:// URL in production")
+    if not (LOOKOUT_OIDC_CLIENT_ID and LOOKOUT_OIDC_CLIENT_SECRET):
+        raise ImproperlyConfigured(
+            "LOOKOUT_OIDC_ISSUER is set: LOOKOUT_OIDC_CLIENT_ID and LOOKOUT_OIDC_CLIENT_SECRET "
+            "(or LOOKOUT_OIDC_CLIENT_SECRET_FILE) must be set too"
+        )
+    if "openid" not in LOOKOUT_OIDC_SCOPES.split():
+        raise ImproperlyConfigured("LOOKOUT_OIDC_SCOPES must include openid")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
@@ -424,6 +448,10 @@ _CSP_DIRECTIVES: dict[str, list[str]] = {
     "form-action": ["'self'"],
     "frame-ancestors": ["'none'"],
 }
+if LOOKOUT_OIDC_ISSUER:
+    # Log-out is a form whose answer redirects to the provider's log-out page, and
+    # browsers hold such a redirect to form-action too.
+    _CSP_DIRECTIVES["form-action"].append(url_origin(LOOKOUT_OIDC_ISSUER))
 LOOKOUT_CSP_REPORT_URI = env_str("LOOKOUT_CSP_REPORT_URI", "")
 if LOOKOUT_CSP_REPORT_URI:
     _CSP_DIRECTIVES["report-uri"] = [LOOKOUT_CSP_REPORT_URI]

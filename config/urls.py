@@ -10,6 +10,9 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
 
+from dashboard.services.oidc import oidc_settings
+from dashboard.views import oidc as oidc_views
+
 
 def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Password reset sends mail: without EMAIL_HOST its pages do not exist."""
@@ -24,18 +27,22 @@ def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResp
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login page; it offers password reset only when mail is configured."""
+    """Django's login page; it offers password reset only when mail is configured, and
+    sign-in through the OpenID Connect provider when one is."""
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
+        oidc = oidc_settings()
+        context["oidc_name"] = oidc.name if oidc else ""
+        context["local_login"] = getattr(settings, "LOOKOUT_LOCAL_LOGIN", True)
         return context
 
 
 # django.contrib.auth.urls, with the reset pages behind the mail setting.
 account_urls = [
     path("login/", LoginView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", oidc_views.LogoutView.as_view(), name="logout"),
     path(
         "password_change/",
         auth_views.PasswordChangeView.as_view(),
@@ -64,6 +71,9 @@ account_urls = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include(account_urls)),
+    # The redirect URI to register at the provider is <public URL>/oidc/callback/.
+    path("oidc/authenticate/", oidc_views.OidcSignInView.as_view(), name="oidc_sign_in"),
+    path("oidc/callback/", oidc_views.OidcCallbackView.as_view(), name="oidc_callback"),
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]
