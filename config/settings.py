@@ -28,6 +28,7 @@ from config.env import (
 )
 from config.pipelines import load_pipelines
 from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
+from config.role_map import load_role_map
 from config.secret_key import generated_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -315,10 +316,19 @@ LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 # X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Off (LOOKOUT_LOCAL_LOGIN=false): only superusers may still log in with a local
+    # password, the break-glass admin; everyone else signs in through the directory.
+    "dashboard.backends.LocalLoginGate",
     "django.contrib.auth.backends.ModelBackend",
     # Answers only the OpenID Connect callback, and only when LOOKOUT_OIDC_ISSUER is set.
     "dashboard.services.oidc.OidcBackend",
 ]
+LOOKOUT_LOCAL_LOGIN = env_bool("LOOKOUT_LOCAL_LOGIN", True)
+# Directory group (an OpenID Connect claim value or an LDAP group DN) -> role; the roles
+# are set again from it at every directory login (dashboard/services/directory_roles.py).
+LOOKOUT_ROLE_MAP = load_role_map(env_str("LOOKOUT_ROLE_MAP", ""))
+# Who a signed-in user without a role should ask, shown on the "no access" page.
+LOOKOUT_ACCESS_CONTACT = env_str("LOOKOUT_ACCESS_CONTACT", "")
 # No start-up banner: `make run` and management commands print only what matters.
 AXES_VERBOSE = False
 AXES_FAILURE_LIMIT = env_int("LOOKOUT_LOGIN_FAILURE_LIMIT", 5, minimum=1)
