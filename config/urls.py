@@ -35,7 +35,13 @@ class LoginView(auth_views.LoginView):
         context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
         oidc = oidc_settings()
         context["oidc_name"] = oidc.name if oidc else ""
-        context["local_login"] = getattr(settings, "LOOKOUT_LOCAL_LOGIN", True)
+        # The password form serves local accounts and LDAP. With only the provider left
+        # (local passwords off, no LDAP), it stays for the break-glass admin, folded away.
+        context["password_form_folded"] = bool(
+            oidc
+            and not settings.LOOKOUT_LOCAL_LOGIN
+            and not getattr(settings, "LOOKOUT_LDAP_URL", "")
+        )
         return context
 
 

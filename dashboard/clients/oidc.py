@@ -100,9 +100,7 @@ class OidcClient:
 
     def _get(self, url: str, what: str, **kwargs: Any) -> Any:
         try:
-            response = self._session.get(
-                url, timeout=self.timeout, allow_redirects=False, **kwargs
-            )
+            response = self._session.get(url, timeout=self.timeout, allow_redirects=False, **kwargs)
         except requests.RequestException as exc:
             raise OidcProviderError(
                 f"The provider's {what} could not be reached: {type(exc).__name__}"
@@ -162,7 +160,13 @@ class OidcClient:
     # --- the code flow's back channel
 
     def exchange_code(
-        self, *, code: str, redirect_uri: str, code_verifier: str | None, client_id: str, secret: str
+        self,
+        *,
+        code: str,
+        redirect_uri: str,
+        code_verifier: str | None,
+        client_id: str,
+        secret: str,
     ) -> dict[str, Any]:
         """The token endpoint's answer for an authorization code (client_secret_basic)."""
         form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}

@@ -25,7 +25,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
 from mozilla_django_oidc.auth import (  # type: ignore[import-untyped]  # no type hints
     OIDCAuthenticationBackend,
 )
@@ -223,9 +223,7 @@ class OidcBackend(OIDCAuthenticationBackend):  # type: ignore[misc]  # untyped b
             raise OidcTokenInvalid("The userinfo answer is about another subject")
         return {**payload, **userinfo}
 
-    def get_or_create_user(
-        self, access_token: str, id_token: str, payload: dict[str, Any]
-    ) -> User:
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> User:
         claims = self.get_userinfo(access_token, id_token, payload)
         username = _username(claims)
         user = User.objects.filter(username=username).first()
@@ -285,4 +283,3 @@ def provider_logout_url(request: HttpRequest) -> str | None:
         }
     )
     return f"{end_session}{'&' if '?' in end_session else '?'}{query}"
-

@@ -13,8 +13,7 @@ from typing import Any
 
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import SuspiciousOperation
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from mozilla_django_oidc.views import (  # type: ignore[import-untyped]  # no type hints
@@ -88,7 +87,7 @@ def sign_in_failure(request: HttpRequest, kind: str, detail: str = "") -> HttpRe
     )
 
 
-class OidcSignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]  # untyped base
+class OidcSignInView(OIDCAuthenticationRequestView):
     """Sends the browser to the provider's authorization endpoint (from discovery)."""
 
     get_settings = staticmethod(library_setting)
@@ -108,10 +107,10 @@ class OidcSignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]  # un
             logger.warning("OpenID Connect sign-in could not start: %s", exc)
             return sign_in_failure(request, "unreachable")
         self.OIDC_RP_CLIENT_ID = configured.client_id
-        return super().get(request)  # type: ignore[no-any-return]
+        return super().get(request)
 
 
-class OidcCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  # untyped base
+class OidcCallbackView(OIDCAuthenticationCallbackView):
     """Where the provider sends the browser back: the code is exchanged and checked."""
 
     get_settings = staticmethod(library_setting)
@@ -120,7 +119,7 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  #
         if oidc_settings() is None:
             raise Http404("Sign-in through OpenID Connect is not configured")
         try:
-            return super().get(request)  # type: ignore[no-any-return]
+            return super().get(request)
         except OidcTokenInvalid as exc:
             logger.warning("OpenID Connect sign-in refused, the ID token: %s", exc)
             return sign_in_failure(request, "token")
@@ -145,7 +144,7 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  #
     def login_success(self) -> HttpResponseBase:
         response = super().login_success()
         self.request.session[SIGN_IN_SESSION_KEY] = "oidc"
-        return response  # type: ignore[no-any-return]
+        return response
 
 
 class LogoutView(auth_views.LogoutView):

@@ -105,9 +105,7 @@ class OidcProvider:
         deadline = time.monotonic() + 30
         while True:
             try:
-                answer = requests.get(
-                    f"{self.issuer}/.well-known/openid-configuration", timeout=1
-                )
+                answer = requests.get(f"{self.issuer}/.well-known/openid-configuration", timeout=1)
                 if answer.status_code == 200:
                     return self
             except requests.RequestException:
