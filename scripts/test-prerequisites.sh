@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Makes sure the real parts the tests drive are installed: redis-server, the PostgreSQL
 # server and Chromium. The tests start their own private Redis and PostgreSQL (never the
-# machine's own); Chromium comes from Debian's package.
+# machine's own); Chromium comes from Debian's package. The OpenID Connect provider the
+# sign-in tests start (Node's oidc-provider) is installed from its lock file with npm.
 set -euo pipefail
+
+# The test OpenID Connect provider's packages, exactly as locked (tests skip without node).
+oidc_provider_dir="$(dirname "$0")/../tests/support/oidc_provider"
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  if ! (cd "$oidc_provider_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent); then
+    echo "Could not install the test OpenID Connect provider (npm ci in tests/support/oidc_provider): its tests will fail" >&2
+  fi
+else
+  echo "node and npm are not installed: the OpenID Connect sign-in tests will be skipped (apt-get install nodejs npm)" >&2
+fi
 
 # initdb, pg_ctl and postgres: on PATH, or where Debian keeps them (off PATH).
 postgres_server_installed() {
