@@ -10,6 +10,8 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
 
+from dashboard.forms.login import LoginForm
+
 
 def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Password reset sends mail: without EMAIL_HOST its pages do not exist."""
@@ -24,11 +26,23 @@ def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResp
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login page; it offers password reset only when mail is configured."""
+    """Django's login page; it offers password reset only when mail is configured.
+
+    The user name and password form is for local accounts and LDAP; with neither (local
+    passwords off, no LDAP) it is hidden, except at `?local=1`, the break-glass admin's way in.
+    """
+
+    authentication_form = LoginForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
+        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET and settings.LOOKOUT_LOCAL_LOGIN
+        context["password_form"] = (
+            settings.LOOKOUT_LOCAL_LOGIN
+            or settings.LOOKOUT_LDAP_ENABLED
+            or "local" in self.request.GET
+            or self.request.method == "POST"
+        )
         return context
 
 
