@@ -26,6 +26,7 @@ from config.env import (
     env_url,
     url_origin,
 )
+from config.ldap import ldap_settings
 from config.pipelines import load_pipelines
 from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
 from config.role_map import load_role_map
@@ -324,6 +325,12 @@ AUTHENTICATION_BACKENDS = [
     "dashboard.services.oidc.OidcBackend",
 ]
 LOOKOUT_LOCAL_LOGIN = env_bool("LOOKOUT_LOCAL_LOGIN", True)
+# LDAP (config/ldap.py): on when LOOKOUT_LDAP_URL is set. Its backend goes after axes', so
+# a wrong directory password counts toward the login throttle like a local one.
+globals().update(ldap_settings())
+LOOKOUT_LDAP_ENABLED = bool(globals().get("AUTH_LDAP_SERVER_URI"))
+if LOOKOUT_LDAP_ENABLED:
+    AUTHENTICATION_BACKENDS.insert(1, "dashboard.backends.LDAPDirectoryBackend")
 # Directory group (an OpenID Connect claim value or an LDAP group DN) -> role; the roles
 # are set again from it at every directory login (dashboard/services/directory_roles.py).
 LOOKOUT_ROLE_MAP = load_role_map(env_str("LOOKOUT_ROLE_MAP", ""))

@@ -10,6 +10,7 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
 
+from dashboard.forms.login import LoginForm
 from dashboard.services.oidc import oidc_settings
 from dashboard.views import oidc as oidc_views
 
@@ -28,20 +29,25 @@ def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResp
 
 class LoginView(auth_views.LoginView):
     """Django's login page; it offers password reset only when mail is configured, and
-    sign-in through the OpenID Connect provider when one is."""
+    sign-in through the OpenID Connect provider when one is.
+
+    The user name and password form is for local accounts and LDAP; with neither (local
+    passwords off, no LDAP) it is hidden, except at `?local=1`, the break-glass admin's way in.
+    """
+
+    authentication_form = LoginForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
+        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET and settings.LOOKOUT_LOCAL_LOGIN
+        context["password_form"] = (
+            settings.LOOKOUT_LOCAL_LOGIN
+            or settings.LOOKOUT_LDAP_ENABLED
+            or "local" in self.request.GET
+            or self.request.method == "POST"
+        )
         oidc = oidc_settings()
         context["oidc_name"] = oidc.name if oidc else ""
-        # The password form serves local accounts and LDAP. With only the provider left
-        # (local passwords off, no LDAP), it stays for the break-glass admin, folded away.
-        context["password_form_folded"] = bool(
-            oidc
-            and not settings.LOOKOUT_LOCAL_LOGIN
-            and not getattr(settings, "LOOKOUT_LDAP_URL", "")
-        )
         return context
 
 
