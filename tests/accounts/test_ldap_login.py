@@ -11,12 +11,11 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from config.ldap import ldap_settings
 from dashboard.models import AuditEntry
 from tests.conftest import LOCMEM
 from tests.support import ldap_server
 from tests.support.api_tokens import api_token_for
-from tests.support.ldap_server import BIND_DN, BIND_PASSWORD, PASSWORD, LdapServer, group_dn
+from tests.support.ldap_server import PASSWORD, LdapServer, group_dn
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
@@ -24,47 +23,17 @@ pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 LOGIN = "/accounts/login/"
 DOWN_MESSAGE = "The directory that checks passwords could not be reached"
 WRONG_MESSAGE = "Your user name and password did not match"
-ROLE_MAP = {
-    group_dn("viewers"): "viewer",
-    # Spelled differently from the directory: DNs are compared case-insensitively.
-    "CN=Operators, OU=Groups, DC=Example, DC=Org": "operator",
-    group_dn("admins"): "admin",
-}
 
 
-@pytest.fixture(scope="module")
-def directory() -> Iterator[LdapServer]:
-    why = ldap_server.missing()
-    if why:
-        pytest.skip(why)
-    with ldap_server.ldap_server() as server:
-        yield server
+# The module's private slapd (skips, saying what is missing, without one).
+directory = ldap_server.directory
 
 
 @pytest.fixture(autouse=True)
 def ldap_on(directory: LdapServer, settings, monkeypatch) -> LdapServer:
-    """Lookout configured the way config/settings.py does it from LOOKOUT_LDAP_*."""
     settings.CACHES = LOCMEM  # an integration test brings its own cache: this one is local
     cache.clear()
-    for name, value in {
-        "LOOKOUT_LDAP_URL": directory.url,
-        "LOOKOUT_LDAP_BIND_DN": BIND_DN,
-        "LOOKOUT_LDAP_BIND_PASSWORD": BIND_PASSWORD,
-        "LOOKOUT_LDAP_USER_SEARCH": f"{ldap_server.PEOPLE}|(uid=%(user)s)",
-        "LOOKOUT_LDAP_GROUP_SEARCH": ldap_server.GROUPS,
-        "LOOKOUT_LDAP_TIMEOUT": "2",
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name, value in ldap_settings().items():
-        setattr(settings, name, value)
-    settings.LOOKOUT_LDAP_ENABLED = True
-    settings.AUTHENTICATION_BACKENDS = [
-        "axes.backends.AxesStandaloneBackend",
-        "dashboard.backends.LDAPDirectoryBackend",
-        "dashboard.backends.LocalLoginGate",
-        "django.contrib.auth.backends.ModelBackend",
-    ]
-    settings.LOOKOUT_ROLE_MAP = ROLE_MAP
+    ldap_server.lookout_configure(directory, settings, monkeypatch)
     settings.AXES_FAILURE_LIMIT = 3
     return directory
 

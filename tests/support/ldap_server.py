@@ -22,6 +22,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.support.redis_server import free_port
 
@@ -207,3 +210,45 @@ def ldap_server() -> Iterator[LdapServer]:
     finally:
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def lookout_configure(server: LdapServer, settings: Any, monkeypatch: Any) -> None:
+    """Point Lookout at `server` the way config/settings.py does it from LOOKOUT_LDAP_*
+    (pytest-django's `settings` and pytest's `monkeypatch`)."""
+    from config.ldap import ldap_settings
+
+    for name, value in {
+        "LOOKOUT_LDAP_URL": server.url,
+        "LOOKOUT_LDAP_BIND_DN": BIND_DN,
+        "LOOKOUT_LDAP_BIND_PASSWORD": BIND_PASSWORD,
+        "LOOKOUT_LDAP_USER_SEARCH": f"{PEOPLE}|(uid=%(user)s)",
+        "LOOKOUT_LDAP_GROUP_SEARCH": GROUPS,
+        "LOOKOUT_LDAP_TIMEOUT": "2",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name, value in ldap_settings().items():
+        setattr(settings, name, value)
+    settings.LOOKOUT_LDAP_ENABLED = True
+    settings.AUTHENTICATION_BACKENDS = [
+        "axes.backends.AxesStandaloneBackend",
+        "dashboard.backends.LDAPDirectoryBackend",
+        "dashboard.backends.LocalLoginGate",
+        "django.contrib.auth.backends.ModelBackend",
+    ]
+    settings.LOOKOUT_ROLE_MAP = {
+        group_dn("viewers"): "viewer",
+        # Spelled differently from the directory: DNs are compared case-insensitively.
+        "CN=Operators, OU=Groups, DC=Example, DC=Org": "operator",
+        group_dn("admins"): "admin",
+    }
+
+
+@pytest.fixture(scope="module")
+def directory() -> Iterator[LdapServer]:
+    """A test module's directory (`directory = ldap_server.directory` in the module);
+    the module's tests skip, saying what is missing, where slapd is not installed."""
+    why = missing()
+    if why:
+        pytest.skip(why)
+    with ldap_server() as server:
+        yield server
