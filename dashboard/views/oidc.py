@@ -74,15 +74,10 @@ _FAILURES: dict[str, tuple[Any, Any, int]] = {
 
 def sign_in_failure(request: HttpRequest, kind: str, detail: str = "") -> HttpResponse:
     headline, explanation, status = _FAILURES[kind]
-    configured = oidc_settings()
     return render(
         request,
         "registration/oidc_error.html",
-        {
-            "headline": headline,
-            "explanation": detail or explanation,
-            "provider_name": configured.name if configured else "",
-        },
+        {"headline": headline, "explanation": detail or explanation},
         status=status,
     )
 
