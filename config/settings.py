@@ -329,8 +329,16 @@ LOOKOUT_LOCAL_LOGIN = env_bool("LOOKOUT_LOCAL_LOGIN", True)
 # a wrong directory password counts toward the login throttle like a local one.
 globals().update(ldap_settings())
 LOOKOUT_LDAP_ENABLED = bool(globals().get("AUTH_LDAP_SERVER_URI"))
+# How often LDAP accounts are looked for in the directory; those gone lose their roles
+# (dashboard/services/directory_accounts.py).
+LOOKOUT_LDAP_CHECK_MINUTES = env_int("LOOKOUT_LDAP_CHECK_MINUTES", 60, minimum=1)
 if LOOKOUT_LDAP_ENABLED:
     AUTHENTICATION_BACKENDS.insert(1, "dashboard.backends.LDAPDirectoryBackend")
+    CELERY_BEAT_SCHEDULE["check-ldap-accounts"] = {
+        "task": "dashboard.tasks.check_ldap_accounts",
+        "schedule": timedelta(minutes=LOOKOUT_LDAP_CHECK_MINUTES),
+        "options": {"expires": LOOKOUT_LDAP_CHECK_MINUTES * 60},
+    }
 # Directory group (an OpenID Connect claim value or an LDAP group DN) -> role; the roles
 # are set again from it at every directory login (dashboard/services/directory_roles.py).
 LOOKOUT_ROLE_MAP = load_role_map(env_str("LOOKOUT_ROLE_MAP", ""))

@@ -9,27 +9,18 @@ from __future__ import annotations
 
 import time
 
-from django_auth_ldap.config import LDAPSettings  # type: ignore[import-untyped]  # no hints
-
 from dashboard.clients.ldap_directory import DirectoryUnreachable, directory_probe
 from dashboard.lib.directory_status import DirectoryStatus, status_last, status_record
 from dashboard.selectors.health import Check
+from dashboard.services.directory_accounts import directory_server
 
 FRESH_SECONDS = 30
 CHECK_NAME = "directory:ldap"
 
 
 def _probe() -> DirectoryStatus:
-    # The AUTH_LDAP_* settings as django-auth-ldap reads them, its defaults included.
-    ldap_config = LDAPSettings()
     try:
-        directory_probe(
-            url=ldap_config.SERVER_URI,
-            bind_dn=ldap_config.BIND_DN,
-            bind_password=ldap_config.BIND_PASSWORD,
-            start_tls=ldap_config.START_TLS,
-            options=ldap_config.CONNECTION_OPTIONS,
-        )
+        directory_probe(directory_server())
     except DirectoryUnreachable as exc:
         return status_record(ok=False, reason=str(exc))
     return status_record(ok=True, reason="answers")

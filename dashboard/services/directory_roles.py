@@ -4,7 +4,8 @@ The sign-in backends (LDAP, OpenID Connect) hand over the groups the directory s
 user is in; `LOOKOUT_ROLE_MAP` says which of them give which role. The user ends with
 exactly the mapped roles: a group they left takes its role away at the next login, and
 a user with no mapped group ends with none and gets the "no access" page. Every role
-granted or taken away is one audit row.
+granted or taken away is one audit row. The account is remembered as a directory one
+(`DirectoryAccount`), which the LDAP check (directory_accounts.py) goes through.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from collections.abc import Iterable, Mapping
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.db import transaction
+from django.utils import timezone
 
 from dashboard.lib.local_login import signs_in_locally
 from dashboard.lib.role_names import Role
+from dashboard.models import DirectoryAccount
 from dashboard.services.accounts import directory_role_audit
 
 
@@ -70,4 +73,7 @@ def apply_directory_roles(*, user: User, groups: Iterable[str], source: str) -> 
         directory_role_audit(user=user, role=role, granted=True, source=source, groups=wanted[role])
     for role in removed:
         directory_role_audit(user=user, role=role, granted=False, source=source, groups=[])
+    DirectoryAccount.objects.update_or_create(
+        user=user, defaults={"source": source, "roles_set_at": timezone.now()}
+    )
     return list(wanted)

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from dashboard.models import AuditEntry
+from dashboard.models import AuditEntry, DirectoryAccount
 from dashboard.services.directory_roles import apply_directory_roles
 from tests.support.api_tokens import api_token_for
 from tests.support.users import make_user
@@ -41,6 +41,7 @@ def test_it_gives_the_roles_the_groups_map_to_and_ignores_other_groups():
 
     assert roles == ["viewer", "admin"]
     assert roles_of(user) == ["admin", "viewer"]
+    assert DirectoryAccount.objects.get(user=user).source == "oidc"
 
 
 def test_it_matches_a_group_dn_whatever_its_case_and_spacing():

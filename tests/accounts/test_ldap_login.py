@@ -11,7 +11,9 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from dashboard.models import AuditEntry
+from dashboard import tasks
+from dashboard.models import AuditEntry, DirectoryAccount
+from dashboard.services.directory_accounts import ldap_accounts_check
 from tests.conftest import LOCMEM
 from tests.support import ldap_server
 from tests.support.api_tokens import api_token_for
@@ -191,3 +193,41 @@ def test_a_former_local_account_the_directory_takes_over_loses_its_local_passwor
     user = User.objects.get(username="vic")
     assert not user.has_usable_password()
     assert roles_of("vic") == ["viewer"]
+
+
+def test_an_account_deleted_from_the_directory_loses_its_role_at_the_next_check(ldap_on):
+    ldap_on.person_add("leaver", groups=["operators"])
+    log_in("leaver")
+    log_in("vic")
+    token = api_token_for(User.objects.get(username="leaver"))
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    assert Client().get("/api/v1/units/", **auth).status_code == 200
+    ldap_on.person_delete("leaver", groups=["operators"])
+
+    line = ldap_accounts_check()
+
+    assert line == "1 LDAP accounts found, 1 gone (roles taken)"
+    assert roles_of("leaver") == []
+    assert roles_of("vic") == ["viewer"]
+    assert Client().get("/api/v1/units/", **auth).status_code == 403
+    revoke = AuditEntry.objects.get(action="directory_role_revoke", target="leaver")
+    assert revoke.parameters["source"] == "ldap"
+    assert DirectoryAccount.objects.get(user__username="vic").seen_at is not None
+
+
+def test_the_check_changes_nothing_while_the_directory_does_not_answer(ldap_on):
+    log_in("olga")
+    ldap_on.stop()
+    try:
+        line = ldap_accounts_check()
+    finally:
+        ldap_on.start()
+
+    assert line.startswith("skipped: the directory did not answer")
+    assert roles_of("olga") == ["operator"]
+
+
+def test_the_periodic_task_runs_the_check():
+    log_in("vic")
+
+    assert tasks.check_ldap_accounts() == "1 LDAP accounts found, 0 gone (roles taken)"

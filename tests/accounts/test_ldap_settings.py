@@ -3,6 +3,8 @@ message naming the variable, and LDAP stays off while LOOKOUT_LDAP_URL is empty.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import ldap
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +29,7 @@ def test_ldap_is_off_without_a_url(load_settings):
 
     assert settings.LOOKOUT_LDAP_ENABLED is False
     assert not hasattr(settings, "AUTH_LDAP_SERVER_URI")
+    assert "check-ldap-accounts" not in settings.CELERY_BEAT_SCHEDULE
     assert "dashboard.backends.LDAPDirectoryBackend" not in settings.AUTHENTICATION_BACKENDS
 
 
@@ -39,6 +42,7 @@ def test_with_a_url_the_ldap_backend_comes_right_after_the_login_throttle(load_s
         LOOKOUT_LDAP_BIND_DN="cn=lookout,dc=example,dc=org",
         LOOKOUT_LDAP_BIND_PASSWORD_FILE=str(secret),
         LOOKOUT_LDAP_START_TLS="true",
+        LOOKOUT_LDAP_CHECK_MINUTES="15",
     )
 
     assert settings.LOOKOUT_LDAP_ENABLED is True
@@ -51,6 +55,9 @@ def test_with_a_url_the_ldap_backend_comes_right_after_the_login_throttle(load_s
     assert settings.AUTH_LDAP_USER_SEARCH.base_dn == "ou=people,dc=example,dc=org"
     assert settings.AUTH_LDAP_GROUP_SEARCH.filterstr == "(objectClass=groupOfNames)"
     assert settings.AUTH_LDAP_CONNECTION_OPTIONS[ldap.OPT_NETWORK_TIMEOUT] == 5.0
+    check = settings.CELERY_BEAT_SCHEDULE["check-ldap-accounts"]
+    assert check["task"] == "dashboard.tasks.check_ldap_accounts"
+    assert check["schedule"] == timedelta(minutes=15)
 
 
 def test_the_user_filter_defaults_to_uid(clean_env):

@@ -188,6 +188,19 @@ class LdapServer:
             f"dn: {group_dn(group)}\nchangetype: modify\ndelete: member\nmember: {person_dn(uid)}\n"
         )
 
+    def person_add(self, uid: str, *, groups: list[str]) -> None:
+        self.add(
+            f"dn: {person_dn(uid)}\nobjectClass: inetOrgPerson\nuid: {uid}\ncn: {uid}\n"
+            f"sn: {uid}\nuserPassword: {PASSWORD}\n"
+        )
+        for group in groups:
+            self.member_add(group, uid)
+
+    def person_delete(self, uid: str, *, groups: list[str]) -> None:
+        for group in groups:
+            self.member_remove(group, uid)
+        self.modify(f"dn: {person_dn(uid)}\nchangetype: delete\n")
+
     def member_add(self, group: str, uid: str) -> None:
         self.modify(
             f"dn: {group_dn(group)}\nchangetype: modify\nadd: member\nmember: {person_dn(uid)}\n"
