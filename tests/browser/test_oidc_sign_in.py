@@ -142,7 +142,10 @@ def test_a_tampered_state_is_refused_with_a_page_that_says_so(
     page, settings, live_server, provider
 ):
     point_at_provider(settings, provider)
+    settings.LOOKOUT_LOCAL_LOGIN = False  # the provider's button alone
     page.goto(f"{live_server.url}/accounts/login/")
+    assert page.get_by_label("Password").count() == 0
+    screenshot(page, "oidc-login-button-only")
     # The sign-in Lookout starts (its state kept in this browser's session), with the
     # state changed on the way to the provider, which hands it back unchanged.
     started = page.request.get(f"{live_server.url}/oidc/authenticate/", max_redirects=0)
