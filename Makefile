@@ -15,6 +15,7 @@ PIP_COMPILE := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe 
 $(RUNTIME_STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Lookout needs Python 3.11 or newer")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@bash scripts/test-prerequisites.sh --build
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
 	touch $(RUNTIME_STAMP)

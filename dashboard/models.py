@@ -927,6 +927,26 @@ class ApiToken(models.Model):
         return self.revoked_at is None
 
 
+class DirectoryAccount(models.Model):
+    """An account a directory signs in (LDAP, OpenID Connect): its roles come from there.
+
+    Written at every directory sign-in (dashboard/services/directory_roles.py); the LDAP
+    check (dashboard/services/directory_accounts.py) looks for each LDAP one in the
+    directory and takes the roles of one it no longer finds.
+    """
+
+    user = models.OneToOneField(
+        "auth.User", on_delete=models.CASCADE, related_name="directory_account"
+    )
+    source = models.CharField(max_length=10)  # "ldap", "oidc"
+    roles_set_at = models.DateTimeField()
+    # When the LDAP check last found the account in the directory (None: not yet).
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} ({self.source})"
+
+
 class UnitStatusCount(models.Model):
     """Visible units per pipeline and status, for the summary's counts: the sum of
     `count` over a pipeline's and status's rows.

@@ -88,6 +88,17 @@ def poll_storage() -> str:
     return f"{line}; {alerts_after_poll()}"
 
 
+@shared_task(ignore_result=True, soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT)
+def check_ldap_accounts() -> str:
+    """LDAP accounts the directory no longer has lose their roles (and their tokens' use)."""
+    from dashboard.services.directory_accounts import ldap_accounts_check
+
+    with task_lock("check-ldap-accounts", ttl=HARD_LIMIT - 1) as acquired:
+        if not acquired:
+            return "skipped"
+        return ldap_accounts_check()
+
+
 # --- alerts: evaluated after every poll, sent from the outbox ------------------------
 
 ALERTS_HARD_LIMIT = 60
