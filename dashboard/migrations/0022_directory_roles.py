@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0020_kept_failure_groups'),
+        ('dashboard', '0021_apprise_channel'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
