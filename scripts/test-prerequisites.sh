@@ -73,7 +73,11 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     exit 1
   fi
 else
-  echo "The tests need these Debian packages: ${missing[*]}" >&2
+  if [ "${1:-}" = "--build" ]; then
+    echo "python-ldap (LDAP sign-in) compiles against these Debian packages: ${missing[*]}" >&2
+  else
+    echo "The tests need these Debian packages: ${missing[*]}" >&2
+  fi
   echo "Install them with: sudo apt-get install ${missing[*]}" >&2
   exit 1
 fi

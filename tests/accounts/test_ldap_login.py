@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
+from config.ldap import ldap_settings
 from dashboard import tasks
 from dashboard.models import AuditEntry, DirectoryAccount
 from dashboard.services.directory_accounts import ldap_accounts_check
@@ -231,3 +232,34 @@ def test_the_periodic_task_runs_the_check():
     log_in("vic")
 
     assert tasks.check_ldap_accounts() == "1 LDAP accounts found, 0 gone (roles taken)"
+
+
+@pytest.fixture
+def start_tls(ldap_on: LdapServer, settings, monkeypatch) -> LdapServer:
+    if ldap_on.ca_file is None:
+        pytest.skip("openssl is not installed: no certificate for the StartTLS test")
+    monkeypatch.setenv("LOOKOUT_LDAP_START_TLS", "true")
+    monkeypatch.setenv("LOOKOUT_LDAP_CA_FILE", str(ldap_on.ca_file))
+    for name, value in ldap_settings().items():
+        setattr(settings, name, value)
+    return ldap_on
+
+
+def test_start_tls_with_the_directorys_ca_signs_in(start_tls):
+    client = log_in("vic")
+
+    assert "_auth_user_id" in client.session
+    assert Client().get("/healthz").json()["checks"]["directory:ldap"]["ok"] is True
+
+
+def test_start_tls_with_a_certificate_not_trusted_is_the_directory_message(
+    start_tls, settings, monkeypatch
+):
+    monkeypatch.delenv("LOOKOUT_LDAP_CA_FILE")  # the system's CAs do not know this one
+    for name, value in ldap_settings().items():
+        setattr(settings, name, value)
+
+    response = Client().post(LOGIN, {"username": "vic", "password": PASSWORD})
+
+    assert DOWN_MESSAGE in response.content.decode()
+    assert not User.objects.filter(username="vic").exists()

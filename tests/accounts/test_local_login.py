@@ -57,3 +57,31 @@ def test_turned_off_a_local_users_api_token_stops_working(settings):
     settings.LOOKOUT_LOCAL_LOGIN = False
 
     assert Client().get("/api/v1/units/", **auth).status_code == 401
+
+
+def test_turned_off_without_ldap_the_login_page_hides_the_password_form(settings):
+    settings.LOOKOUT_LOCAL_LOGIN = False
+    settings.LOOKOUT_LDAP_ENABLED = False
+
+    page = Client().get(LOGIN).content.decode()
+    break_glass = Client().get(f"{LOGIN}?local=1").content.decode()
+
+    assert 'name="password"' not in page
+    assert 'name="password"' in break_glass
+
+
+def test_turned_off_with_ldap_the_form_stays_for_directory_passwords(settings):
+    settings.LOOKOUT_LOCAL_LOGIN = False
+    settings.LOOKOUT_LDAP_ENABLED = True
+
+    assert 'name="password"' in Client().get(LOGIN).content.decode()
+
+
+def test_a_failed_break_glass_attempt_keeps_the_form(settings):
+    settings.LOOKOUT_LOCAL_LOGIN = False
+    settings.LOOKOUT_LDAP_ENABLED = False
+
+    response = Client().post(LOGIN, {"username": "root", "password": "wrong"})
+
+    assert 'name="password"' in response.content.decode()
+    assert "did not match" in response.content.decode()

@@ -82,13 +82,35 @@ def missing() -> str | None:
     )
 
 
-def _config(workdir: Path) -> str:
+def _certificate(workdir: Path) -> Path | None:
+    """A self-signed certificate for 127.0.0.1 (its own CA), for StartTLS; None without
+    openssl (the StartTLS test then skips)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        return None
+    cert = workdir / "cert.pem"
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", str(workdir / "key.pem"), "-out", str(cert),
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )  # fmt: skip
+    return cert
+
+
+def _config(workdir: Path, cert: Path | None) -> str:
     includes = "\n".join(f"include {SCHEMA_DIR}/{name}.schema" for name in SCHEMAS)
     module = f"modulepath {MODULE_DIR}\nmoduleload back_mdb" if Path(MODULE_DIR).is_dir() else ""
+    tls = f"TLSCertificateFile {cert}\nTLSCertificateKeyFile {workdir}/key.pem" if cert else ""
     return f"""{includes}
 pidfile {workdir}/slapd.pid
 argsfile {workdir}/slapd.args
 {module}
+{tls}
 database mdb
 maxsize 10485760
 suffix "{BASE_DN}"
@@ -129,9 +151,11 @@ def _directory_ldif() -> str:
 
 
 class LdapServer:
-    def __init__(self, slapd: str, workdir: Path) -> None:
+    def __init__(self, slapd: str, workdir: Path, ca_file: Path | None) -> None:
         self.slapd = slapd
         self.workdir = workdir
+        # The certificate StartTLS presents, which is also its own CA (None: no TLS).
+        self.ca_file = ca_file
         self.port = free_port()
         self.url = f"ldap://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -214,8 +238,9 @@ def ldap_server() -> Iterator[LdapServer]:
         raise RuntimeError(missing() or "slapd is not installed")
     workdir = Path(tempfile.mkdtemp(prefix="lookout-slapd-"))
     (workdir / "data").mkdir()
-    (workdir / "slapd.conf").write_text(_config(workdir))
-    server = LdapServer(slapd, workdir)
+    cert = _certificate(workdir)
+    (workdir / "slapd.conf").write_text(_config(workdir, cert))
+    server = LdapServer(slapd, workdir, cert)
     try:
         server.start()
         server.add(_directory_ldif())
