@@ -1,4 +1,5 @@
-"""`manage.py poll --once`: one full synchronous poll of every upstream service."""
+"""`manage.py poll --once`: one full synchronous poll of every upstream service, ending
+with the alert evaluation every poll ends with."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
+from dashboard.tasks import alerts_after_poll
 
 
 class Command(BaseCommand):
@@ -30,6 +32,8 @@ class Command(BaseCommand):
         summaries.append(storage_services.storage_poll())
         for summary in summaries:
             self.stdout.write(summary.line())
+        # As after every scheduled poll: what was just stored opens or resolves alerts.
+        self.stdout.write(alerts_after_poll())
         failed = [s.service for s in summaries if not s.ok]
         if failed:
             raise CommandError(f"no answer from: {', '.join(failed)}")
