@@ -19,7 +19,6 @@ from django.conf import settings
 from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard.clients.storage import StorageError
 from dashboard.lib import cache_state
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.selectors import levels as level_selectors
@@ -174,12 +173,7 @@ def fetch_package_details(package_uuid: str) -> str:
     with task_lock(f"package-details:{package_uuid}", ttl=DETAILS_HARD_LIMIT) as acquired:
         if not acquired:
             return "skipped"
-        try:
-            storage_services.package_details_refresh(uuid=package_uuid)
-        except StorageError as exc:
-            log.warning("details of package %s not fetched: %s", package_uuid, exc)
-            return f"error: {exc}"
-        return "fetched"
+        return storage_services.package_details_fetch(uuid=package_uuid)
 
 
 # --- storage: browse listings ---------------------------------------------------------
