@@ -20,7 +20,7 @@ from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
 from dashboard.lib import cache_state
-from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.lib.pipelines import PipelineConfig, pipeline_get, pipeline_list
 from dashboard.selectors import levels as level_selectors
 from dashboard.selectors import processing_configs as config_selectors
 from dashboard.services import alerts as alert_services
@@ -210,6 +210,25 @@ def fetch_processing_config(pipeline: str, name: str) -> str:
             return "skipped"
         stored = config_services.processing_config_fetch(pipeline=pipeline, name=name)
         return f"error: {stored['error']}" if stored["error"] else "fetched"
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_processing_config_names(pipeline: str) -> str:
+    """List the pipeline's processing configuration names from its service."""
+    stored = config_services.processing_config_names_fetch(pipeline=pipeline)
+    return f"error: {stored['error']}" if stored["error"] else "listed"
+
+
+def processing_config_names_shown(pipeline: PipelineConfig) -> tuple[str, ...]:
+    """The names for a page or the API (the configured ones until the service listed
+    some); a listing is queued when the stored one is missing or stale."""
+    due = config_selectors.processing_config_names_stale(pipeline=pipeline.slug)
+    if due and config_services.processing_config_names_request(pipeline=pipeline.slug):
+        try:
+            fetch_processing_config_names.delay(pipeline.slug)
+        except (BrokerError, OSError) as exc:
+            log.warning("could not queue the configuration names of %s: %s", pipeline.slug, exc)
+    return config_selectors.processing_config_names(pipeline=pipeline)
 
 
 # --- workflow: levels of description and arranged paths' levels ----------------------
