@@ -339,11 +339,11 @@ def transfer_approve(
 
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
-        if current is None or not current.awaiting_approval:
+        if current is None or not current.approvable:
             raise ActionNotPossible("This transfer is no longer waiting for approval.")
         client = workflow_client(current.pipeline)
         result = client.approve_transfer(
-            directory=current.directory, transfer_type=current.transfer_type or "standard"
+            directory=current.directory, transfer_type=current.approval_transfer_type
         )
         return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
 
@@ -354,7 +354,7 @@ def transfer_approve(
         action="transfer_approve",
         idempotency_key=idempotency_key,
         target_kind="transfer",
-        parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
+        parameters={"directory": unit.directory, "transfer_type": unit.approval_transfer_type},
         call=call,
         after_success=after_success,
     )
