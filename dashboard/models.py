@@ -275,6 +275,8 @@ class AuditEntry(models.Model):
         REFUSED = "refused", "Refused by the upstream service"
         FAILED = "failed", "Upstream service unreachable or broken"
         TIMED_OUT = "timed_out", "Upstream service did not answer in time"
+        # A timed-out action that a later poll showed was not carried out.
+        NOT_DONE = "not_done", "Not done (seen by a later poll)"
 
     # A token from the confirmation form: a double submit finds the first row and does
     # not call the upstream service a second time.

@@ -23,6 +23,7 @@ from dashboard.lib import cache_state
 from dashboard.lib.pipelines import PipelineConfig, pipeline_get, pipeline_list
 from dashboard.selectors import levels as level_selectors
 from dashboard.selectors import processing_configs as config_selectors
+from dashboard.services import actions as action_services
 from dashboard.services import alerts as alert_services
 from dashboard.services import bulk_hide
 from dashboard.services import levels as level_services
@@ -54,9 +55,16 @@ def poll_pipeline(slug: str) -> str:
         if not acquired:
             return "skipped"
         line = unit_services.workflow_poll(pipeline=pipeline).line()
+        line += _settled_line(pipeline.slug)
         # Bulk hides whose undo window has passed go upstream at poll time.
         line += "; " + bulk_hide.hide_upstream_due(pipeline=slug).line()
     return f"{line}; {alerts_after_poll()}"
+
+
+def _settled_line(slug: str) -> str:
+    """Settle timed-out approvals from the poll just made; a note when some were."""
+    settled = action_services.timed_out_approvals_settle(pipeline=slug)
+    return f"; {settled} timed-out approval(s) settled" if settled else ""
 
 
 @shared_task(ignore_result=True)

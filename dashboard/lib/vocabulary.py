@@ -105,6 +105,7 @@ OUTCOMES = _terms(
     ("refused", "Refused", "rejected", "⊘"),
     ("failed", "Failed", "failed", "✗"),
     ("timed_out", "Timed out", "failed", "⌛"),
+    ("not_done", "Not done", "rejected", "⊘"),
     ("unknown", "Outcome unknown (interrupted)", "unknown", "?"),
 )
 

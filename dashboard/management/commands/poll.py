@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.lib.pipelines import pipeline_list
+from dashboard.services import actions
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from dashboard.tasks import alerts_after_poll
@@ -28,6 +29,7 @@ class Command(BaseCommand):
         summaries = []
         for pipeline in pipeline_list():
             summaries.append(unit_services.workflow_poll(pipeline=pipeline))
+            actions.timed_out_approvals_settle(pipeline=pipeline.slug)
             unit_services.jobs_refresh(pipeline=pipeline)
         summaries.append(storage_services.storage_poll())
         for summary in summaries:
