@@ -128,6 +128,27 @@ def test_a_transfer_awaiting_approval_carries_the_approval_choices(sim, session)
         assert job["choices"] == APPROVE_STANDARD
 
 
+def test_every_approval_carries_the_real_workflows_link_and_choices(sim, session):
+    location, path = sim.control("state")["transfer_sources"][0]
+    encoded = base64.b64encode(f"{location}:{path}".encode()).decode()
+    started = api(
+        sim,
+        "POST",
+        "/api/transfer/start_transfer/",
+        data={"name": "Dataset", "type": "research_data", "paths[]": [encoded]},
+    )
+    units = status_list(sim, session, "transfer")["objects"]
+    unit = next(unit for unit in units if unit["directory"] == "Dataset")
+
+    assert started.status_code == 200
+    assert unit["jobs"][0]["type"] == "Approve research data transfer"
+    assert unit["jobs"][0]["link_id"] == "246943e4-d203-48e1-ac84-4865520e7c30"
+    assert unit["jobs"][0]["choices"] == {
+        "1b04ec43-055c-43b7-9543-bd03c6a778ba": "Reject transfer",
+        "10c00bc8-8fc2-419f-b593-cf5518695186": "Approve research data transfer",
+    }
+
+
 def test_jobs_are_listed_newest_first(sim, session):
     for unit in all_units(sim, session):
         times = [Decimal(job["timestamp"]) for job in unit["jobs"]]
