@@ -53,6 +53,12 @@ def api(sim: SimulatorProcess, method: str, path: str, **kwargs: Any) -> request
     )
 
 
+def encoded_source(sim: SimulatorProcess) -> str:
+    """A transfer source as the start calls take it: base64 of `<location>:<path>`."""
+    location, path = sim.control("state")["transfer_sources"][0]
+    return base64.b64encode(f"{location}:{path}".encode()).decode()
+
+
 def all_units(sim, session) -> list[dict[str, Any]]:
     return (
         status_list(sim, session, "transfer")["objects"]
@@ -129,8 +135,7 @@ def test_a_transfer_awaiting_approval_carries_the_approval_choices(sim, session)
 
 
 def test_every_approval_carries_the_real_workflows_link_and_choices(sim, session):
-    location, path = sim.control("state")["transfer_sources"][0]
-    encoded = base64.b64encode(f"{location}:{path}".encode()).decode()
+    encoded = encoded_source(sim)
     started = api(
         sim,
         "POST",
@@ -195,8 +200,7 @@ def test_a_sip_that_failed_is_listed_though_no_public_list_has_it(sim, session):
 
 
 def test_a_transfer_started_with_automatic_approval_is_listed_without_an_approval_job(sim, session):
-    location, path = sim.control("state")["transfer_sources"][0]
-    encoded = base64.b64encode(f"{location}:{path}".encode()).decode()
+    encoded = encoded_source(sim)
     created = api(
         sim,
         "POST",
