@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dashboard", "0020_kept_failure_groups"),
+        ("dashboard", "0022_directory_roles"),
     ]
 
     operations = [
