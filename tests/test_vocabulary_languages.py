@@ -1,13 +1,11 @@
 """The vocabulary in another language: numbers, dates and plurals follow French rules.
 
 Formats come from Django's own French locale, so most of these need no catalog of
-Lookout's; the plural and word tests compile a small French catalog into a temporary
-folder (msgfmt, from Debian's gettext) and point LOCALE_PATHS at it.
+Lookout's; the plural and word tests compile a small French catalog of their own.
 """
 
 from __future__ import annotations
 
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,15 +13,11 @@ import pytest
 from django.utils import translation
 
 from dashboard.lib import vocabulary
+from tests.support.catalogs import install_catalog
 
 GIB = 1024**3
 
-CATALOG = r"""
-msgid ""
-msgstr ""
-"Content-Type: text/plain; charset=UTF-8\n"
-"Plural-Forms: nplurals=2; plural=(n > 1);\n"
-
+FRENCH = r"""
 msgid "%(count)s byte"
 msgid_plural "%(count)s bytes"
 msgstr[0] "%(count)s octet"
@@ -53,15 +47,7 @@ msgstr "Échoué"
 
 @pytest.fixture
 def french_catalog(tmp_path: Path, settings) -> None:
-    folder = tmp_path / "fr" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    (folder / "django.po").write_text(CATALOG, encoding="utf-8")
-    subprocess.run(
-        ["msgfmt", "--check", "-o", str(folder / "django.mo"), str(folder / "django.po")],
-        check=True,
-    )
-    # Changing LOCALE_PATHS makes Django forget the catalogs it had loaded.
-    settings.LOCALE_PATHS = [str(tmp_path)]
+    install_catalog(tmp_path, settings, "fr", FRENCH)
 
 
 def test_sizes_take_the_french_decimal_comma_without_any_catalog():

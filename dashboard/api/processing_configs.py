@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -83,7 +84,7 @@ class ProcessingConfigListApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         pipeline = pipeline_get(slug)
         if pipeline is None:
-            return Response({"detail": "No such pipeline."}, 404)
+            return Response({"detail": _("No such pipeline.")}, 404)
         rows = [
             _shown(name, *tasks.processing_config_shown(slug, name))
             for name in pipeline.processing_configs
@@ -102,9 +103,9 @@ class ProcessingConfigDetailApi(APIView):
     def get(self, request: Request, slug: str, name: str) -> Response:
         pipeline = pipeline_get(slug)
         if pipeline is None:
-            return Response({"detail": "No such pipeline."}, 404)
+            return Response({"detail": _("No such pipeline.")}, 404)
         if name not in pipeline.processing_configs:
-            return Response({"detail": "Not a configured processing configuration."}, 404)
+            return Response({"detail": _("Not a configured processing configuration.")}, 404)
         return Response(
             ConfigDetailSerializer(_shown(name, *tasks.processing_config_shown(slug, name))).data
         )

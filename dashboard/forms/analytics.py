@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 from dashboard.lib.pipelines import pipeline_list
@@ -19,18 +20,18 @@ DEFAULT_PERIOD = "30d"
 
 
 class AnalyticsFilterForm(forms.Form):
-    period = forms.ChoiceField(label="Period", required=False)
-    start = forms.DateField(label="From", required=False)
-    end = forms.DateField(label="To", required=False)
-    pipeline = forms.ChoiceField(label="Pipeline", required=False)
+    period = forms.ChoiceField(label=_("Period"), required=False)
+    start = forms.DateField(label=_("From"), required=False)
+    end = forms.DateField(label=_("To"), required=False)
+    pipeline = forms.ChoiceField(label=_("Pipeline"), required=False)
     csv = forms.ChoiceField(required=False, choices=[(t, t) for t in CSV_TABLES])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, "Custom dates")]
+        choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, _("Custom dates"))]
         # The picker shows the period the page reads when none is asked for.
         self.fields["period"].initial = DEFAULT_PERIOD
-        choice_field(self, "pipeline").choices = [("", "All pipelines")] + [
+        choice_field(self, "pipeline").choices = [("", _("All pipelines"))] + [
             (p.slug, p.name) for p in pipeline_list()
         ]
         for name in ("start", "end"):
@@ -42,12 +43,14 @@ class AnalyticsFilterForm(forms.Form):
             start: date | None = data.get("start")
             end: date | None = data.get("end")
             if start is None or end is None:
-                raise forms.ValidationError("A custom period needs both a start and an end date.")
+                raise forms.ValidationError(
+                    _("A custom period needs both a start and an end date.")
+                )
             if end < start:
-                raise forms.ValidationError("The end date is before the start date.")
+                raise forms.ValidationError(_("The end date is before the start date."))
             if end > timezone.localdate() or end - start > LONGEST_CUSTOM:
                 raise forms.ValidationError(
-                    "A custom period ends today at the latest and spans three years at most."
+                    _("A custom period ends today at the latest and spans three years at most.")
                 )
         return data
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 from dashboard.lib.csv_validators import CSV_VALIDATORS
@@ -23,9 +24,9 @@ def too_large_message(size: int | None = None) -> str:
 
 
 class CsvValidationForm(forms.Form):
-    pipeline = forms.ChoiceField(label="Pipeline")
-    validator = forms.ChoiceField(label="Validator", choices=list(CSV_VALIDATORS.items()))
-    csv_file = forms.FileField(label="CSV file")
+    pipeline = forms.ChoiceField(label=_("Pipeline"))
+    validator = forms.ChoiceField(label=_("Validator"), choices=list(CSV_VALIDATORS.items()))
+    csv_file = forms.FileField(label=_("CSV file"))
     idempotency_key = forms.RegexField(
         regex=r"^[A-Za-z0-9_-]{16,64}$", widget=forms.HiddenInput, required=True
     )
@@ -50,6 +51,6 @@ class CsvValidationForm(forms.Form):
             self.cleaned_data["text"] = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise forms.ValidationError(
-                "The file is not UTF-8 text; save it as CSV UTF-8 and try again."
+                _("The file is not UTF-8 text; save it as CSV UTF-8 and try again.")
             ) from None
         return upload

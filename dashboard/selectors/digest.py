@@ -34,6 +34,7 @@ def _oldest_waiting(now: datetime) -> dict[str, Any] | None:
         "uuid": str(unit.uuid),
         "name": unit.name or str(unit.uuid),
         "kind": vocabulary.unit_kind_label(unit.kind) if unit.kind else "Unit",
+        "unit_kind": unit.kind,
         "pipeline": unit.pipeline,
         "decision": unit.decision,
         "waiting_since": since.isoformat(),

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -114,7 +115,9 @@ class PipelineTile:
 
     @property
     def chart(self) -> Sparkline:
-        return sparkline_svg(self.throughput, title=f"Completions per hour, {self.name}")
+        return sparkline_svg(
+            self.throughput, title=_("Completions per hour, %(pipeline)s") % {"pipeline": self.name}
+        )
 
 
 def _pipeline_tile(summary: PipelineSummary, now: datetime) -> PipelineTile:

@@ -227,7 +227,7 @@ def action_perform(
 ) -> ActionResult:
     """Run one audited, idempotent operator action; see the module docstring."""
     if not user.is_authenticated or not user.has_perm(permission):
-        raise PermissionDenied(f"{_actor_name(user)} may not {action}")
+        raise PermissionDenied(f"{_actor_name(user)} may not {action}")  # notranslate: logged
     entry, claimed = _claim(
         user=user,
         key=idempotency_key,

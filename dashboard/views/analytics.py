@@ -9,6 +9,7 @@ from typing import Any
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from dashboard.forms.analytics import AnalyticsFilterForm
@@ -110,30 +111,30 @@ def _charts(data: selectors.Analytics) -> dict[str, Any]:
         "transfers": charts.column_chart(
             [r.transfers_started for r in throughput],
             labels,
-            title="Transfers started",
+            title=_("Transfers started"),
             desc=f"{total['transfers_started']} transfers started, {period}.",
         ),
         "aips": charts.column_chart(
             [r.aips_stored for r in throughput],
             labels,
-            title="AIPs stored",
+            title=_("AIPs stored"),
             desc=f"{total['aips_stored']} AIPs stored, "
             f"{vocabulary.filesize(total['bytes_stored'])}, {period}.",
         ),
         "stages": charts.bar_chart(
             [(r.group, r.median_seconds, r.p90_seconds, r.slowest) for r in data.stages],
-            title="Time per microservice group",
+            title=_("Time per microservice group"),
             desc="Median (bar) and 90th percentile (tick) per group, in workflow order; "
             "the slowest groups are highlighted. The table below has the numbers.",
         ),
         "waits": charts.bar_chart(
             [(r.decision, r.median_seconds, r.p90_seconds, False) for r in data.waits],
-            title="Waiting for people",
+            title=_("Waiting for people"),
             desc="Median (bar) and 90th percentile (tick) wait per decision.",
         ),
         "failures": charts.bar_chart(
             [(r.group, r.rate, None, r.failures > 0) for r in data.failure_groups],
-            title="Failure rate per group",
+            title=_("Failure rate per group"),
             desc="Share of units that failed in each group; the table has the counts.",
         ),
         "queue": charts.line_chart(
@@ -141,7 +142,7 @@ def _charts(data: selectors.Analytics) -> dict[str, Any]:
                 ("active", [r.active for r in data.queue]),
                 ("waiting", [r.waiting for r in data.queue]),
             ],
-            title="Units active and waiting",
+            title=_("Units active and waiting"),
             desc=f"Units active and waiting for a decision, by {data.queue_by}.",
         ),
     }
