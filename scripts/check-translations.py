@@ -431,6 +431,11 @@ def catalog_languages(root: Path) -> list[str]:
     )
 
 
+def _project_env() -> dict[str, str]:
+    """The environment for the project's manage.py: it names its own settings."""
+    return {name: value for name, value in os.environ.items() if name != "DJANGO_SETTINGS_MODULE"}
+
+
 def _makemessages(project: Path, languages: list[str]) -> None:
     for domain in DOMAINS:
         extensions = ["--extension", "html,txt,py"] if domain == "django" else []
@@ -448,6 +453,7 @@ def _makemessages(project: Path, languages: list[str]) -> None:
                 "--verbosity=0",
             ],
             cwd=project,
+            env=_project_env(),
             check=True,
         )
 
@@ -469,6 +475,9 @@ def check_catalogs(root: Path) -> list[str]:
             ),
             symlinks=True,
         )
+        # Made afresh from the sources: only the message ids are compared.
+        for catalog in (copy / "locale").glob("*/LC_MESSAGES/*.po"):
+            catalog.unlink()
         _makemessages(copy, languages)
         for language in languages:
             for domain in DOMAINS:

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Makes sure the real parts the tests drive are installed: redis-server, the PostgreSQL
-# server and Chromium. The tests start their own private Redis and PostgreSQL (never the
-# machine's own); Chromium comes from Debian's package.
+# server, Chromium, and gettext (msgfmt, for the translation catalogs). The tests start
+# their own private Redis and PostgreSQL (never the machine's own); Chromium comes from
+# Debian's package. With package names as arguments (`test-prerequisites.sh gettext`,
+# as `make lint` and `make messages` run it), only those are checked.
 set -euo pipefail
+
+only=("$@")
+want() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  local name
+  for name in "${only[@]}"; do [ "$name" = "$1" ] && return 0; done
+  return 1
+}
 
 # initdb, pg_ctl and postgres: on PATH, or where Debian keeps them (off PATH).
 postgres_server_installed() {
@@ -20,10 +30,17 @@ postgres_server_installed() {
 }
 
 missing=()
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-postgres_server_installed || missing+=(postgresql)
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+if want redis-server; then
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+fi
+if want postgresql; then
+  postgres_server_installed || missing+=(postgresql)
+fi
+if want chromium && ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   missing+=(chromium)
+fi
+if want gettext; then
+  command -v msgfmt >/dev/null 2>&1 || missing+=(gettext)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
