@@ -113,6 +113,7 @@ TEXT_KEYWORDS = frozenset(
         "done_text",
         "needs",
         "not_ready",
+        "desc",
     }
 )
 # Calls that show their argument at this position on an error page.
@@ -359,7 +360,7 @@ def check_template_file(path: Path) -> list[tuple[int, str]]:
             if _has_letters(match[1] or match[2] or ""):
                 findings.append((number, f"a literal default: {match[0]}"))
     return sorted(
-        (number, text)
+        (number, text.replace(_HOLE, "{…}"))
         for number, text in findings
         if not (0 < number <= len(lines) and NOTRANSLATE in lines[number - 1])
     )

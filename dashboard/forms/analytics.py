@@ -17,6 +17,7 @@ CSV_TABLES = ("throughput", "stages", "waits", "approvals", "failures", "failed-
 # A custom period may reach this far back (the rollups are per day).
 LONGEST_CUSTOM = timedelta(days=3 * 366)
 DEFAULT_PERIOD = "30d"
+LOCALIZED_HEADERS = "localized"
 
 
 class AnalyticsFilterForm(forms.Form):
@@ -25,6 +26,11 @@ class AnalyticsFilterForm(forms.Form):
     end = forms.DateField(label=_("To"), required=False)
     pipeline = forms.ChoiceField(label=_("Pipeline"), required=False)
     csv = forms.ChoiceField(required=False, choices=[(t, t) for t in CSV_TABLES])
+    # The CSV's first row: the column keys (the default, for programs), or the columns'
+    # names in the reader's language.
+    headers = forms.ChoiceField(
+        required=False, choices=[("keys", "keys"), (LOCALIZED_HEADERS, LOCALIZED_HEADERS)]
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -57,12 +63,20 @@ class AnalyticsFilterForm(forms.Form):
     def choices(self) -> dict[str, Any]:
         """The valid choice, or the defaults (last 30 days, all pipelines)."""
         if not self.is_bound or not self.is_valid():
-            return {"period": DEFAULT_PERIOD, "start": None, "end": None, "pipeline": "", "csv": ""}
+            return {
+                "period": DEFAULT_PERIOD,
+                "start": None,
+                "end": None,
+                "pipeline": "",
+                "csv": "",
+                "localized_headers": False,
+            }
         data = self.cleaned_data
         return {
             "period": data.get("period") or DEFAULT_PERIOD,
             "start": data.get("start"),
             "end": data.get("end"),
             "pipeline": data.get("pipeline") or "",
+            "localized_headers": data.get("headers") == LOCALIZED_HEADERS,
             "csv": data.get("csv") or "",
         }
