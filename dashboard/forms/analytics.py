@@ -29,7 +29,7 @@ class AnalyticsFilterForm(forms.Form):
     # The CSV's first row: the column keys (the default, for programs), or the columns'
     # names in the reader's language.
     headers = forms.ChoiceField(
-        required=False, choices=[("keys", "keys"), (LOCALIZED_HEADERS, LOCALIZED_HEADERS)]
+        required=False, choices=[(value, value) for value in ("keys", LOCALIZED_HEADERS)]
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
