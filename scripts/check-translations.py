@@ -98,6 +98,14 @@ ERROR_CLASSES = frozenset(
         "AuthenticationFailed",
         "NotAuthenticated",
         "APIException",
+        # Lookout's own refusals, whose message a page or the API shows as it is.
+        "ActionNotPossible",
+        "AlertError",
+        "ApiTokenError",
+        "ApiTokenKeyReused",
+        "WallLinkExists",
+        "WallLinkNotFound",
+        "WallLinkAlreadyRevoked",
     }
 )
 # Keywords whose value a person reads: DRF's detail, model names, and this project's

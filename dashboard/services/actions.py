@@ -40,6 +40,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import (
     UpstreamAuthError,
@@ -292,7 +293,10 @@ def action_queued_finish(
 def workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
-        raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
+        raise ActionNotPossible(
+            _("Pipeline “%(pipeline_slug)s” is no longer configured.")
+            % {"pipeline_slug": pipeline_slug}
+        )
     return get_workflow_client(pipeline.client_config())
 
 
@@ -340,7 +344,7 @@ def transfer_approve(
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.awaiting_approval:
-            raise ActionNotPossible("This transfer is no longer waiting for approval.")
+            raise ActionNotPossible(_("This transfer is no longer waiting for approval."))
         client = workflow_client(current.pipeline)
         result = client.approve_transfer(
             directory=current.directory, transfer_type=current.transfer_type or "standard"
@@ -372,7 +376,7 @@ def unit_hide(
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.finished:
-            raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
+            raise ActionNotPossible(_("Only a completed, failed or rejected unit can be hidden."))
         client = workflow_client(current.pipeline)
         if current.kind == "sip":
             removed = client.hide_ingest(current.uuid)

@@ -39,6 +39,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext as _
 
 from dashboard.clients import notify
 from dashboard.lib import alert_words, page_cache, vocabulary
@@ -156,13 +157,13 @@ def alert_rule_update(
 ) -> AlertRule:
     rule = AlertRule.objects.filter(pk=rule_id).first()
     if rule is None:
-        raise AlertError(f"There is no alert rule with id {rule_id}.")
+        raise AlertError(_("There is no alert rule with id %(rule_id)s.") % {"rule_id": rule_id})
     if threshold < 0 or (rule.kind == AlertKind.STORAGE_FULL and not 1 <= threshold <= 100):
-        raise AlertError("A fill threshold is a percentage from 1 to 100.")
+        raise AlertError(_("A fill threshold is a percentage from 1 to 100."))
     if rule.kind in {AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK, AlertKind.SERVICE_STALE} and (
         threshold < 1
     ):
-        raise AlertError("This threshold must be at least 1.")
+        raise AlertError(_("This threshold must be at least 1."))
     _change_audited(
         rule,
         {"enabled": enabled, "threshold": threshold},
@@ -205,11 +206,11 @@ def alert_rule_add(
 ) -> AlertRule:
     """A rule for one pipeline (or all), sending to every channel there is."""
     if kind not in AlertKind.values:
-        raise AlertError(f"There is no rule kind {kind!r}.")
+        raise AlertError(_("There is no rule kind “%(kind)s”.") % {"kind": kind})
     if pipeline and pipeline not in {p.slug for p in pipeline_list()}:
-        raise AlertError(f"There is no pipeline {pipeline!r}.")
+        raise AlertError(_("There is no pipeline “%(pipeline)s”.") % {"pipeline": pipeline})
     if AlertRule.objects.filter(kind=kind, pipeline=pipeline).exists():
-        raise AlertError("That rule exists already; change its threshold instead.")
+        raise AlertError(_("That rule exists already; change its threshold instead."))
     try:
         with transaction.atomic():
             rule = AlertRule.objects.create(kind=kind, pipeline=pipeline, threshold=threshold)
@@ -224,7 +225,7 @@ def alert_rule_add(
                 parameters={"threshold": threshold},
             )
     except IntegrityError:
-        raise AlertError("That rule exists already; change its threshold instead.") from None
+        raise AlertError(_("That rule exists already; change its threshold instead.")) from None
     return rule
 
 

@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import get_workflow_client
@@ -113,8 +114,10 @@ def units_hide_bulk(
             units = list(Unit.objects.select_for_update().filter(hideable_units(), uuid__in=uuids))
             if not units:
                 raise ActionNotPossible(
-                    "None of these units can be hidden: only completed, failed or rejected "
-                    "units that are not hidden already."
+                    _(
+                        "None of these units can be hidden: only completed, failed or rejected "
+                        "units that are not hidden already."
+                    )
                 )
             Unit.objects.filter(pk__in=[unit.pk for unit in units]).update(
                 hidden=True,
@@ -159,7 +162,7 @@ def units_hide_undo(
 
     def call() -> UpstreamAnswer:
         if hide is None:
-            raise ActionNotPossible("There is no such bulk hide.")
+            raise ActionNotPossible(_("There is no such bulk hide."))
         now = timezone.now()
         with transaction.atomic():
             # Only units whose window is still open: the poll task claims the others.
@@ -175,8 +178,10 @@ def units_hide_undo(
             page_cache.bump()
             if not restored:
                 raise ActionNotPossible(
-                    "Too late to undo: the undo window has ended and the workflow service "
-                    "was asked to hide these units; its hide cannot be undone."
+                    _(
+                        "Too late to undo: the undo window has ended and the workflow service "
+                        "was asked to hide these units; its hide cannot be undone."
+                    )
                 )
             action_queued_finish(
                 entry_id=hide.pk,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
 
 from dashboard.clients.workflow import get_workflow_client
 from dashboard.lib.csv_validators import CSV_VALIDATORS
@@ -57,9 +58,13 @@ def csv_validate(
     def call() -> UpstreamAnswer:
         config = pipeline_get(pipeline)
         if config is None:
-            raise ActionNotPossible(f"Pipeline {pipeline!r} is no longer configured.")
+            raise ActionNotPossible(
+                _("Pipeline “%(pipeline)s” is no longer configured.") % {"pipeline": pipeline}
+            )
         if validator not in CSV_VALIDATORS:
-            raise ActionNotPossible(f"{validator!r} is not a validator Lookout knows.")
+            raise ActionNotPossible(
+                _("“%(validator)s” is not a validator Lookout knows.") % {"validator": validator}
+            )
         result = get_workflow_client(config.client_config()).validate_csv(validator, text)
         if result.valid:
             return UpstreamAnswer(VALID_MESSAGE, status=200)

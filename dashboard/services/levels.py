@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamUnavailable
 from dashboard.clients.workflow import LevelOfDescription, WorkflowError, WorkflowNotFound
@@ -179,7 +180,7 @@ def path_level_set(
         names = dict(stored.levels) if stored is not None else {}
         if level_uuid and level_uuid not in names:
             raise ActionNotPossible(
-                "This level of description is not in the pipeline's list (any more)."
+                _("This level of description is not in the pipeline's list (any more).")
             )
         workflow_client(pipeline).update_path_metadata(path=path, level_of_description=level_uuid)
         name = names.get(level_uuid, "")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
 
 from dashboard.clients.workflow import (
     WorkflowClient,
@@ -163,9 +164,12 @@ def transfer_start(
     def call() -> UpstreamAnswer:
         pipeline = pipeline_get(request.pipeline)
         if pipeline is None:
-            raise ActionNotPossible(f"Pipeline {request.pipeline!r} is no longer configured.")
+            raise ActionNotPossible(
+                _("Pipeline “%(pipeline)s” is no longer configured.")
+                % {"pipeline": request.pipeline}
+            )
         if not request.paths:
-            raise ActionNotPossible("No folder was chosen.")
+            raise ActionNotPossible(_("No folder was chosen."))
         client = get_workflow_client(pipeline.client_config())
         if len(request.paths) > 1:
             return _via_start_transfer(
