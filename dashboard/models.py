@@ -520,10 +520,10 @@ class AlertRule(models.Model):
 
     # What the threshold counts, per kind: shown on the settings page.
     THRESHOLD_UNITS = {
-        AlertKind.UNIT_FAILED: "minutes (failures at the same job within this are one message)",
-        AlertKind.UNIT_WAITING: "hours of waiting",
-        AlertKind.UNIT_STUCK: "hours without progress",
-        AlertKind.SERVICE_STALE: "missed poll intervals",
+        AlertKind.UNIT_FAILED: _("minutes (failures at the same job within this are one message)"),
+        AlertKind.UNIT_WAITING: _("hours of waiting"),
+        AlertKind.UNIT_STUCK: _("hours without progress"),
+        AlertKind.SERVICE_STALE: _("missed poll intervals"),
         AlertKind.STORAGE_FULL: "percent full",
         AlertKind.FIXITY_FAILED: "(no threshold)",
     }
@@ -554,11 +554,11 @@ class AlertRule(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} ({self.pipeline or 'all pipelines'})"
+        return f"{self.get_kind_display()} ({self.pipeline or _('all pipelines')})"
 
     @property
     def threshold_unit(self) -> str:
-        return self.THRESHOLD_UNITS.get(AlertKind(self.kind), "")
+        return str(self.THRESHOLD_UNITS.get(AlertKind(self.kind), ""))
 
 
 def default_language() -> str:

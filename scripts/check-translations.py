@@ -133,7 +133,9 @@ PAGE_TEXT_ARGUMENTS = {
     "HttpResponseNotFound": 0,
 }
 # Keys of a literal dict (a page's context, an API answer) whose value a person reads.
-TEXT_KEYS = frozenset({"detail", "error", "title", "page_title", "heading"})
+TEXT_KEYS = frozenset(
+    {"detail", "error", "title", "page_title", "heading", "placeholder", "aria-label", "alt"}
+)
 # Read only on a field (a form's, a model's, a serializer's): elsewhere `label=` is data.
 FIELD_KEYWORDS = frozenset({"label", "help_text", "empty_label"})
 

@@ -24,8 +24,10 @@ class AuditFilterForm(forms.Form):
         outcome = self.fields["outcome"]
         assert isinstance(outcome, forms.ChoiceField)
         outcome.choices = [("", _("Any"))] + [(c, vocabulary.outcome(c).text) for c in codes]
-        self.fields["user"].widget.attrs.update({"placeholder": "user name"})
-        self.fields["target"].widget.attrs.update({"type": "search", "placeholder": "name or UUID"})
+        self.fields["user"].widget.attrs.update({"placeholder": _("user name")})
+        self.fields["target"].widget.attrs.update(
+            {"type": "search", "placeholder": _("name or UUID")}
+        )
 
     def full_clean(self) -> None:
         # `?outcome=FAILED` works too, as the API's filters do.

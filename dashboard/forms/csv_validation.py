@@ -17,10 +17,12 @@ from dashboard.lib.vocabulary import filesize
 def too_large_message(size: int | None = None) -> str:
     limit = filesize(settings.LOOKOUT_CSV_MAX_BYTES)
     if size is None:
-        return f"The file is larger than the {limit} Lookout accepts; it was not sent."
-    return (
-        f"The file is {filesize(size)}, larger than the {limit} Lookout accepts; it was not sent."
-    )
+        return _("The file is larger than the %(limit)s Lookout accepts; it was not sent.") % {
+            "limit": limit
+        }
+    return _(
+        "The file is %(size)s, larger than the %(limit)s Lookout accepts; it was not sent."
+    ) % {"size": filesize(size), "limit": limit}
 
 
 class CsvValidationForm(forms.Form):

@@ -25,7 +25,9 @@ class MetadataSourceForm(forms.Form):
 
 
 class MetadataPicksForm(MetadataSourceForm):
-    picks = PicksField(label=_("Files"), error_messages={"required": "Choose at least one file."})
+    picks = PicksField(
+        label=_("Files"), error_messages={"required": _("Choose at least one file.")}
+    )
 
 
 class MetadataFilesForm(MetadataPicksForm, ConfirmActionForm):

@@ -46,7 +46,7 @@ class PackageFilterForm(forms.Form):
             (p.uuid, p.label) for p in storage_selectors.pipeline_list()
         ]
         choice_field(self, "sort").choices = list(storage_selectors.SORT_LABELS.items())
-        self.fields["q"].widget.attrs.update({"type": "search", "placeholder": "name or UUID"})
+        self.fields["q"].widget.attrs.update({"type": "search", "placeholder": _("name or UUID")})
 
     def filters(self) -> dict[str, str]:
         """The valid filters only; an invalid field is dropped (and reported by the page)."""
@@ -65,7 +65,7 @@ class PackageFilterForm(forms.Form):
 
 # URL-safe base64 as `encode_browse_path` writes it, padding optional.
 _BROWSE_PATH = re.compile(r"[A-Za-z0-9_-]*={0,2}")
-BAD_BROWSE_PATH = (
+BAD_BROWSE_PATH = _(
     "The folder in the address (?path=…) is not valid, so nothing is listed: "
     "the address was changed or cut short."
 )
@@ -81,7 +81,7 @@ class BrowsePathForm(forms.Form):
     path = forms.CharField(
         required=False,
         max_length=8000,
-        error_messages={"max_length": "The folder in the address (?path=…) is too long."},
+        error_messages={"max_length": _("The folder in the address (?path=…) is too long.")},
     )
 
     def clean_path(self) -> bytes:
@@ -148,7 +148,7 @@ class ReingestForm(ConfirmActionForm):
         required=False,
         initial="default",
         help_text=_("Used by a full reingest; a name the pipeline knows."),
-        error_messages={"invalid": "Letters, digits, dots, dashes and underscores only."},
+        error_messages={"invalid": _("Letters, digits, dots, dashes and underscores only.")},
     )
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:

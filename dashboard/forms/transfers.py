@@ -21,7 +21,7 @@ from dashboard.selectors import storage as storage_selectors
 TRANSFER_SOURCE = "TS"
 # The service makes `<name>-<uuid>` a directory name: 255 bytes less the UUID part.
 NAME_MAX_BYTES = 255 - 37
-NAME_RULES = (
+NAME_RULES = _(
     "Any letters, digits, spaces and punctuation, quotes included; no slash and no "
     "control characters, at most 218 bytes."
 )
@@ -94,7 +94,7 @@ class TransferForm(SourceForm):
     """Steps 2 and 3: the folders chosen, then what the service needs to start the transfer."""
 
     picks = PicksField(
-        label=_("Folders"), error_messages={"required": "Choose at least one folder."}
+        label=_("Folders"), error_messages={"required": _("Choose at least one folder.")}
     )
     name = forms.CharField(
         label=_("Transfer name"),

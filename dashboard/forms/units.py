@@ -44,7 +44,7 @@ class UnitFilterForm(forms.Form):
             (p.slug, p.name) for p in pipeline_list()
         ]
         self.fields["q"].widget.attrs.update(
-            {"type": "search", "placeholder": "name, directory or UUID"}
+            {"type": "search", "placeholder": _("name, directory or UUID")}
         )
 
     def filters(self) -> dict[str, str]:
@@ -106,7 +106,7 @@ class BulkHideChoiceForm(forms.Form):
 
 
 class BulkHideConfirmForm(ConfirmActionForm):
-    units = UuidsField(error_messages={"required": "No unit to hide."})
+    units = UuidsField(error_messages={"required": _("No unit to hide.")})
     criterion = forms.CharField(widget=forms.HiddenInput, required=False, max_length=200)
 
 

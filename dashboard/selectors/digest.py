@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -53,7 +54,7 @@ def digest_contents(*, now: datetime) -> dict[str, Any]:
         {
             "pipeline": slug,
             "pipeline_name": name,
-            "job": group.job or "an unknown job",
+            "job": group.job or _("an unknown job"),
             "count": group.count,
             "last_failed_at": group.last_failed_at.isoformat() if group.last_failed_at else None,
         }

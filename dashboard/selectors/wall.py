@@ -32,8 +32,8 @@ CAPACITY_ROWS = 6
 
 def freshness_label(age_seconds: float | None) -> str:
     if age_seconds is None:
-        return "has never answered"
-    return f"no fresh data for {vocabulary.duration(age_seconds)}"
+        return _("has never answered")
+    return _("no fresh data for %(duration)s") % {"duration": vocabulary.duration(age_seconds)}
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class StaleService:
     @property
     def age_label(self) -> str:
         if not self.polled:
-            return "not asked yet"
+            return _("not asked yet")
         return freshness_label(self.age_seconds)
 
 

@@ -60,7 +60,7 @@ def _clean_name(name: str) -> str:
         name,
         max_length=NAME_MAX_LENGTH,
         error=ApiTokenError,
-        empty="A token needs a name, for example the script that will use it.",
+        empty=_("A token needs a name, for example the script that will use it."),
         what="A token name",
     )
 

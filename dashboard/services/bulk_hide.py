@@ -29,6 +29,7 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import get_workflow_client
@@ -55,6 +56,10 @@ RETRY_AFTER = timedelta(minutes=1)
 # Hides sent per poll cycle, so a large request never holds up the poll task.
 PER_CYCLE = 200
 Outcome = AuditEntry.Outcome
+
+
+def _units(count: int) -> str:
+    return ngettext("%(count)s unit", "%(count)s units", count) % {"count": count}
 
 
 def undo_window() -> timedelta:
@@ -128,16 +133,14 @@ def units_hide_bulk(
             )
             page_cache.bump()  # the lists, counts and failure groups drop them at once
         skipped = len(uuids) - len(units)
-        text = (
-            f"Hidden in Lookout's lists: {vocabulary.count_noun(len(units), 'unit')}. "
-            f"The workflow service is asked to hide them at {_when(after)}, when the undo "
-            "window ends; its hide cannot be undone."
-        )
+        text = _(
+            "Hidden in Lookout's lists: %(units)s. The workflow service is asked to hide them "
+            "at %(moment)s, when the undo window ends; its hide cannot be undone."
+        ) % {"units": _units(len(units)), "moment": _when(after)}
         if skipped:
-            text += (
-                f" {vocabulary.count_noun(skipped, 'unit')} left as they were (not finished, "
-                "already hidden or unknown to Lookout)."
-            )
+            text += " " + _(
+                "%(units)s left as they were (not finished, already hidden or unknown to Lookout)."
+            ) % {"units": _units(skipped)}
         return UpstreamAnswer(text, status=None, queued=True)
 
     return action_perform(
@@ -186,15 +189,20 @@ def units_hide_undo(
             action_queued_finish(
                 entry_id=hide.pk,
                 outcome=Outcome.DONE,
-                message=(
-                    f"{hide.upstream_message} Undone by {user.get_username()} within the "
-                    f"undo window: {vocabulary.count_noun(restored, 'unit')} shown again; "
+                message=hide.upstream_message
+                + " "
+                + _(
+                    "Undone by %(user)s within the undo window: %(units)s shown again; "
                     "the workflow service was not asked to hide them."
-                ),
+                )
+                % {"user": user.get_username(), "units": _units(restored)},
             )
         return UpstreamAnswer(
-            f"Shown again in Lookout's lists: {vocabulary.count_noun(restored, 'unit')}. "
-            "The workflow service was not asked to hide them.",
+            _(
+                "Shown again in Lookout's lists: %(units)s. "
+                "The workflow service was not asked to hide them."
+            )
+            % {"units": _units(restored)},
             status=None,
         )
 
@@ -270,14 +278,17 @@ def _finish_requests(entry_ids: Iterable[int]) -> int:
         answers = entry.parameters.get("upstream") or {}
         hid, declined = answers.get("hidden", []), answers.get("declined", [])
         refused = answers.get("refused", [])
-        text = f"The workflow service hid {vocabulary.count_noun(len(hid), 'unit')}."
+        text = _("The workflow service hid %(units)s.") % {"units": _units(len(hid))}
         if declined:
-            text += (
-                f" It did not hide {len(declined)} (still running, unknown to it, or already "
-                f"hidden): {', '.join(declined[:10])}."
-            )
+            text += " " + _(
+                "It did not hide %(count)s (still running, unknown to it, or already "
+                "hidden): %(names)s."
+            ) % {"count": len(declined), "names": ", ".join(declined[:10])}
         if refused:
-            text += f" It refused {len(refused)}: {', '.join(refused[:10])}."
+            text += " " + _("It refused %(count)s: %(names)s.") % {
+                "count": len(refused),
+                "names": ", ".join(refused[:10]),
+            }
         outcome = Outcome.DONE if hid else Outcome.REFUSED
         if action_queued_finish(entry_id=entry_id, outcome=outcome, message=text):
             finished += 1

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from dashboard.clients.workflow import get_workflow_client
 from dashboard.lib.csv_validators import CSV_VALIDATORS
@@ -26,7 +27,7 @@ from dashboard.services.actions import (
 
 VALIDATE_PERMISSION = "dashboard.validate_csv"
 VALIDATE_ACTION = "csv_validate"
-VALID_MESSAGE = "The workflow service found this CSV valid."
+VALID_MESSAGE = gettext_noop("The workflow service found this CSV valid.")
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ def csv_validate(
             )
         result = get_workflow_client(config.client_config()).validate_csv(validator, text)
         if result.valid:
-            return UpstreamAnswer(VALID_MESSAGE, status=200)
-        return UpstreamAnswer(result.reason or "The service gave no reason.", status=400)
+            return UpstreamAnswer(_(VALID_MESSAGE), status=200)
+        return UpstreamAnswer(result.reason or _("The service gave no reason."), status=400)
 
     return action_perform(
         user=user,

@@ -45,7 +45,7 @@ SET_LEVEL_PERMISSION = "dashboard.set_path_metadata"
 
 def _words(exc: WorkflowError) -> str:
     if isinstance(exc, UpstreamUnavailable):
-        return "The workflow service did not answer in time or could not be reached."
+        return _("The workflow service did not answer in time or could not be reached.")
     return redact_secrets(exc.upstream_message or exc.message)
 
 
@@ -121,8 +121,10 @@ def path_metadata_fetch(*, pipeline: str, path: str) -> dict[str, Any]:
         log.info("metadata of %s in %s not fetched: %s", path, pipeline, exc)
         missing = isinstance(exc, WorkflowNotFound) or exc.status == 404
         error = (
-            "The workflow service does not know this arranged path (only paths under "
-            "/arrange/ that are not yet made into a SIP have metadata)."
+            _(
+                "The workflow service does not know this arranged path (only paths under "
+                "/arrange/ that are not yet made into a SIP have metadata)."
+            )
             if missing
             else _words(exc)
         )
@@ -148,8 +150,11 @@ def levels_refetch(
         _store_levels(pipeline, levels)
         names = ", ".join(level.name for level in levels[:12])
         return UpstreamAnswer(
-            f"The workflow service fetched {len(levels)} levels of description from the "
-            f"access system: {names}."
+            _(
+                "The workflow service fetched %(count)s levels of description from the "
+                "access system: %(names)s."
+            )
+            % {"count": len(levels), "names": names}
         )
 
     return action_perform(
@@ -186,9 +191,14 @@ def path_level_set(
         name = names.get(level_uuid, "")
         _store_path(pipeline, path, level=name)
         if not name:
-            return UpstreamAnswer(f"The workflow service cleared the level of {path}.", status=201)
+            return UpstreamAnswer(
+                _("The workflow service cleared the level of %(path)s.") % {"path": path},
+                status=201,
+            )
         return UpstreamAnswer(
-            f"The workflow service set the level of description of {path} to {name}.", status=201
+            _("The workflow service set the level of description of %(path)s to %(level)s.")
+            % {"path": path, "level": name},
+            status=201,
         )
 
     return action_perform(

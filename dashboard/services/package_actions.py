@@ -48,6 +48,12 @@ REINGEST_PERMISSION = "dashboard.reingest_package"
 User = AuthUser | AnonymousUser
 
 
+def _already_requested(kind: str) -> str:
+    if kind == "deletion":
+        return _("A deletion request already exists.")
+    return _("A recovery request already exists.")
+
+
 def _label(package: StoragePackage) -> str:
     return f"{package.package_type} {package.name or package.uuid}"
 
@@ -167,7 +173,7 @@ def package_fixity_check(
         )
         created.append(check.pk)
         return UpstreamAnswer(
-            "Queued; the result appears here and in the fixity history when it is done.",
+            _("Queued; the result appears here and in the fixity history when it is done."),
             status=None,
             queued=True,
         )
@@ -260,12 +266,13 @@ def package_request(
         _refresh(package.uuid)
         if receipt.already_requested:
             # Not an error: the request the user wants is already waiting.
-            return UpstreamAnswer(
-                receipt.message or f"A {kind} request already exists.", status=200
-            )
+            return UpstreamAnswer(receipt.message or _already_requested(kind), status=200)
         return UpstreamAnswer(
-            f"{receipt.message} (request {receipt.request_id}). The storage service's "
-            "administrators approve or reject it.",
+            _(
+                "%(message)s (request %(request)s). The storage service's "
+                "administrators approve or reject it."
+            )
+            % {"message": receipt.message, "request": receipt.request_id},
             status=202,
         )
 
