@@ -670,6 +670,15 @@ class Alert(models.Model):
         """(title, detail) in the active language; as stored when it has no words."""
         return alert_words.alert_text(self.words) or (self.title, self.detail)
 
+    @property
+    def shown_title(self) -> str:
+        """The title in the reader's language (templates: `alert.shown_title`)."""
+        return self.text()[0]
+
+    @property
+    def shown_detail(self) -> str:
+        return self.text()[1]
+
     def silenced(self, now: datetime | None = None) -> bool:
         return self.silenced_until is not None and self.silenced_until > (now or timezone.now())
 

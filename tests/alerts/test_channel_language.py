@@ -153,3 +153,13 @@ def test_the_shell_command_sets_a_channels_language(capsys):
     assert channel.language == "en"
     with pytest.raises(CommandError, match="not one of Lookout's languages"):
         call_command("alert_channel", "language", str(channel.pk), "xx")
+
+
+def test_a_page_reads_an_alert_in_the_readers_language(tmp_path: Path, settings):
+    install_catalog(tmp_path, settings, "fr", FRENCH)
+    alert = _space_full_alert()
+
+    with translation.override("fr"):
+        assert alert.shown_title == "Espace /var/archive est plein à 93 %"
+        assert alert.shown_detail == "930,0 Gio sur 1000,0 Gio (93,0 %)"
+    assert alert.shown_title == alert.title == "Space /var/archive is 93 % full"
