@@ -14,8 +14,14 @@ WORKDIR /app
 
 # Requirements first, so a code change does not reinstall every package. Only the runtime
 # lock: the test and tool packages in requirements-dev.txt stay out of the image.
+# python-ldap (LDAP sign-in) is built here against Debian's OpenLDAP and SASL headers; the
+# compiler goes again in the same layer, the libraries (and their headers) stay.
 COPY requirements.txt ./
-RUN pip install --require-hashes -r requirements.txt
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev libldap2-dev libsasl2-dev \
+    && pip install --require-hashes -r requirements.txt \
+    && apt-get purge -y --auto-remove gcc \
+    && rm -rf /var/lib/apt/lists/*
 
 COPY . .
 

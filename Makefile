@@ -15,6 +15,7 @@ PIP_COMPILE := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe 
 $(RUNTIME_STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Lookout needs Python 3.11 or newer")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@bash scripts/test-prerequisites.sh --build
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
 	touch $(RUNTIME_STAMP)
@@ -65,27 +66,27 @@ lint: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/audit-dependencies.py
-	bash scripts/test-prerequisites.sh gettext
+	bash scripts/test-prerequisites.sh --gettext
 	$(PY) scripts/check-translations.py source catalogs complete
 
 # Brings every catalog in locale/ up to date with the sources (makemessages for each
 # language of LANGUAGES but English, both domains), then compiles them. A new language:
 # add it to LANGUAGES, run this, translate locale/<language>/LC_MESSAGES/*.po.
 messages: $(DEV_STAMP)
-	bash scripts/test-prerequisites.sh gettext
+	bash scripts/test-prerequisites.sh --gettext
 	$(PY) scripts/check-translations.py --update
 
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py
 
-# Renders every wall state at 1920x1080 and copies the screenshots the README shows.
+# Renders every wall state at 1920x1080 and copies the screenshots docs/wall.md shows.
 wall-shots: $(DEV_STAMP)
 	$(PY) -m pytest -q tests/browser/test_wall_states.py -k 1920x1080
 	for shot in test-artifacts/wall-state-*-1920x1080.png; do \
 		name=$${shot#test-artifacts/wall-state-}; cp $$shot docs/wall/$${name%-1920x1080.png}.png; \
 	done
 
-# Rewrites both lock files from requirements.in and requirements-dev.in (README: Adding a dependency).
+# Rewrites both lock files from requirements.in and requirements-dev.in (docs/development.md: Adding a dependency).
 lock: $(DEV_STAMP)
 	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_COMPILE) -o requirements.txt requirements.in
 	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_COMPILE) -o requirements-dev.txt requirements-dev.in

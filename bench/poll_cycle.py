@@ -374,7 +374,9 @@ def main() -> None:
         help="before each process, wait up to 5 min for the load average to drop below this",
     )
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--write", action="store_true", help="write the figures into BENCHMARKS.md")
+    parser.add_argument(
+        "--write", action="store_true", help="write the figures into docs/benchmarks/pollers.md"
+    )
     parser.add_argument(
         "--profile", metavar="FILE", help="record the measured process with py-spy (raw stacks)"
     )
@@ -456,7 +458,7 @@ def main() -> None:
     text = report(args, command.strip(), results, setup)
     print(text)
     if args.write:
-        target = ROOT / "BENCHMARKS.md"
+        target = ROOT / "docs" / "benchmarks" / "pollers.md"
         heading = (
             f"## Pollers: one workflow poll cycle, {args.units} active and {args.history} "
             f"finished units, {args.database}"

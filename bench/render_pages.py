@@ -13,8 +13,8 @@ and p95 time and median CPU per request. With `--server SECONDS` it then starts 
 (2 workers x 4 threads, a private Redis as the cache, as deployed) on loopback and loads
 the trivial view, the overview and the wall for that long each from 8 client threads,
 for requests per second "on the same server". `--write` writes the figures and the
-command into BENCHMARKS.md, replacing an older run's with the same unit counts and
-database. Targets (p95, 1,000 active and 100,000 finished): `/` 50 ms, `/units/` 100 ms,
+command into docs/benchmarks/unit-pages.md, replacing an older run's with the same unit
+counts and database. Targets (p95, 1,000 active and 100,000 finished): `/` 50 ms, `/units/` 100 ms,
 a unit page 30 ms, `/api/v1/summary/` 30 ms; the overview and the wall at least 25 % of
 the trivial view's requests per second.
 """
@@ -406,7 +406,7 @@ def main() -> None:
     parser.add_argument(
         "--write",
         action="store_true",
-        help="write the figures into BENCHMARKS.md (replacing an older run)",
+        help="write the figures into docs/benchmarks/unit-pages.md (replacing an older run)",
     )
     args = parser.parse_args()
     command = ".venv/bin/python bench/render_pages.py " + " ".join(sys.argv[1:])
@@ -429,11 +429,11 @@ def main() -> None:
         connections.close_all()  # before the scratch database is dropped
     print(text)
     if args.write:
-        target = ROOT / "BENCHMARKS.md"
+        target = ROOT / "docs" / "benchmarks" / "unit-pages.md"
         heading = (
             f"## Unit pages: {args.units} active, {args.history} finished units, {args.database}"
         )
-        existing = target.read_text() if target.exists() else "# Benchmarks\n"
+        existing = target.read_text() if target.exists() else "# Benchmarks: unit pages\n"
         stamp = datetime.now(UTC).strftime("%Y-%m-%d")
         section = f"{heading} ({stamp})\n\n{text}\n"
         target.write_text(replace_section(existing, heading, section))

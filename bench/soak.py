@@ -24,7 +24,7 @@ so the service's state no longer moves; two workflow poll intervals later, it ch
   know), never when Lookout said it was not, and never twice.
 Exit status 0 only if 0 5xx, 0 lost or doubled actions and converged (latency is
 reported, and checked too unless --no-latency-target). `--json` writes the figures,
-`--write` adds them to BENCHMARKS.md.
+`--write` adds them to docs/benchmarks/soak.md.
 """
 
 from __future__ import annotations
@@ -563,7 +563,7 @@ def render(report: dict[str, Any], checks: dict[str, bool]) -> str:
 
 
 def write_benchmarks(text: str, report: dict[str, Any]) -> None:
-    path = ROOT / "BENCHMARKS.md"
+    path = ROOT / "docs" / "benchmarks" / "soak.md"
     heading = (
         f"## Soak: {report['users']} users for {report['seconds'] // 60} minutes against a "
         f"faulty upstream ({report['date'][:10]})"
@@ -596,7 +596,9 @@ def main() -> int:
     )
     parser.add_argument("--no-latency-target", action="store_true")
     parser.add_argument("--json", help="write the figures here")
-    parser.add_argument("--write", action="store_true", help="append them to BENCHMARKS.md")
+    parser.add_argument(
+        "--write", action="store_true", help="append them to docs/benchmarks/soak.md"
+    )
     args = parser.parse_args()
     if args.prepare:
         prepare(args.prepare, args.users, args.admins)

@@ -220,7 +220,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--write", action="store_true", help="append the figures to BENCHMARKS.md")
+    parser.add_argument(
+        "--write", action="store_true", help="append the figures to docs/benchmarks/storage.md"
+    )
     args = parser.parse_args()
 
     from tests.support.simulator_process import SimulatorProcess
@@ -238,8 +240,8 @@ def main() -> None:
         text = report(args, sync_rows, pages, download, StoragePackage.objects.count())
     print(text)
     if args.write:
-        target = ROOT / "BENCHMARKS.md"
-        existing = target.read_text() if target.exists() else "# Benchmarks\n"
+        target = ROOT / "docs" / "benchmarks" / "storage.md"
+        existing = target.read_text() if target.exists() else "# Benchmarks: storage\n"
         stamp = datetime.now(UTC).strftime("%Y-%m-%d")
         heading = f"## Storage: package mirror, pages and download at {args.packages} packages"
         target.write_text(f"{existing.rstrip()}\n\n{heading} ({stamp})\n\n{text}\n")

@@ -1,10 +1,10 @@
 """Django's Redis cache, made to treat an unreachable Redis as an empty cache.
 
-The cache only caches (README: the rule of each store), so while Redis is down a page
-renders from the database what it can, says "fetching" for the rest, and nothing fails:
-reads give their default, writes are dropped, `add` answers False (so nothing is queued
-twice), and one warning a minute says why. When Redis is back, the connection pool
-reconnects by itself: no restart. /healthz still reports the cache as down.
+The cache only caches (docs/architecture.md: the rule of each store), so while Redis is
+down a page renders from the database what it can, says "fetching" for the rest, and
+nothing fails: reads give their default, writes are dropped, `add` answers False (so
+nothing is queued twice), and one warning a minute says why. When Redis is back, the
+connection pool reconnects by itself: no restart. /healthz still reports the cache as down.
 """
 
 from __future__ import annotations

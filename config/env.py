@@ -91,6 +91,12 @@ def env_url(name: str, default: str) -> str:
     return value.rstrip("/")
 
 
+def url_origin(url: str) -> str:
+    """scheme://host[:port] of an http(s) URL, as a Content-Security-Policy source."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def env_secret(name: str, default: str = "") -> str:
     """Read NAME, or the contents of the file named by NAME_FILE (for Docker secrets)."""
     file_name = _raw(f"{name}_FILE")

@@ -1,4 +1,5 @@
-"""gunicorn's settings for the image: `gunicorn --config python:config.gunicorn config.wsgi`.
+"""gunicorn's settings, one set for the image and for `make run` (`manage.py run_stack`):
+`gunicorn --config python:config.gunicorn config.wsgi`.
 
 The access log is on (to stdout) and goes through `ScrubbingLogger`, so a wall-screen
 token in a request's path, query or referrer never reaches a log line: every atom of the

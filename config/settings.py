@@ -24,9 +24,12 @@ from config.env import (
     env_secret,
     env_str,
     env_url,
+    url_origin,
 )
+from config.ldap import ldap_settings
 from config.pipelines import load_pipelines
 from config.redis_urls import BROKER, CACHE, RESULTS, redis_database_url
+from config.role_map import load_role_map
 from config.secret_key import generated_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -198,6 +201,9 @@ LOOKOUT_HTTP_TIMEOUT = (
     env_float("LOOKOUT_HTTP_CONNECT_TIMEOUT", 3.05, minimum=0.1),
     env_float("LOOKOUT_HTTP_READ_TIMEOUT", 10.0, minimum=0.1),
 )
+# A transfer approval's read timeout: the service waits up to 30 s for its job server
+# before answering, so the usual 10 s would give up on approvals that succeed.
+LOOKOUT_WORKFLOW_APPROVE_TIMEOUT = env_float("LOOKOUT_WORKFLOW_APPROVE_TIMEOUT", 45.0, minimum=0.1)
 LOOKOUT_PIPELINES = load_pipelines(
     first={
         "slug": env_str("LOOKOUT_WORKFLOW_SLUG", "default"),
@@ -314,8 +320,33 @@ LOOKOUT_METRICS_TOKEN = env_secret("LOOKOUT_METRICS_TOKEN", "")
 # X-Forwarded-For (dashboard/lib/client_ip.py); 0 trusts no header.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Off (LOOKOUT_LOCAL_LOGIN=false): only superusers may still log in with a local
+    # password, the break-glass admin; everyone else signs in through the directory.
+    "dashboard.backends.LocalLoginGate",
     "django.contrib.auth.backends.ModelBackend",
+    # Answers only the OpenID Connect callback, and only when LOOKOUT_OIDC_ISSUER is set.
+    "dashboard.services.oidc.OidcBackend",
 ]
+LOOKOUT_LOCAL_LOGIN = env_bool("LOOKOUT_LOCAL_LOGIN", True)
+# LDAP (config/ldap.py): on when LOOKOUT_LDAP_URL is set. Its backend goes after axes', so
+# a wrong directory password counts toward the login throttle like a local one.
+globals().update(ldap_settings())
+LOOKOUT_LDAP_ENABLED = bool(globals().get("AUTH_LDAP_SERVER_URI"))
+# How often LDAP accounts are looked for in the directory; those gone lose their roles
+# (dashboard/services/directory_accounts.py).
+LOOKOUT_LDAP_CHECK_MINUTES = env_int("LOOKOUT_LDAP_CHECK_MINUTES", 60, minimum=1)
+if LOOKOUT_LDAP_ENABLED:
+    AUTHENTICATION_BACKENDS.insert(1, "dashboard.backends.LDAPDirectoryBackend")
+    CELERY_BEAT_SCHEDULE["check-ldap-accounts"] = {
+        "task": "dashboard.tasks.check_ldap_accounts",
+        "schedule": timedelta(minutes=LOOKOUT_LDAP_CHECK_MINUTES),
+        "options": {"expires": LOOKOUT_LDAP_CHECK_MINUTES * 60},
+    }
+# Directory group (an OpenID Connect claim value or an LDAP group DN) -> role; the roles
+# are set again from it at every directory login (dashboard/services/directory_roles.py).
+LOOKOUT_ROLE_MAP = load_role_map(env_str("LOOKOUT_ROLE_MAP", ""))
+# Who a signed-in user without a role should ask, shown on the "no access" page.
+LOOKOUT_ACCESS_CONTACT = env_str("LOOKOUT_ACCESS_CONTACT", "")
 # No start-up banner: `make run` and management commands print only what matters.
 AXES_VERBOSE = False
 AXES_FAILURE_LIMIT = env_int("LOOKOUT_LOGIN_FAILURE_LIMIT", 5, minimum=1)
@@ -325,6 +356,27 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "dashboard.views.accounts.locked_out"
 AXES_CLIENT_IP_CALLABLE = "dashboard.lib.client_ip.client_ip"
 LOOKOUT_TRUSTED_PROXY_COUNT = env_int("LOOKOUT_TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# Sign-in through an OpenID Connect provider (dashboard/services/oidc.py), on when
+# LOOKOUT_OIDC_ISSUER is set: endpoints and keys come from the issuer's discovery
+# document. The provider's LOOKOUT_OIDC_GROUPS_CLAIM maps to roles (LOOKOUT_ROLE_MAP).
+LOOKOUT_OIDC_ISSUER = env_str("LOOKOUT_OIDC_ISSUER", "")
+LOOKOUT_OIDC_CLIENT_ID = env_str("LOOKOUT_OIDC_CLIENT_ID", "")
+LOOKOUT_OIDC_CLIENT_SECRET = env_secret("LOOKOUT_OIDC_CLIENT_SECRET", "")
+LOOKOUT_OIDC_NAME = env_str("LOOKOUT_OIDC_NAME", "single sign-on")
+LOOKOUT_OIDC_GROUPS_CLAIM = env_str("LOOKOUT_OIDC_GROUPS_CLAIM", "groups")
+LOOKOUT_OIDC_SCOPES = env_str("LOOKOUT_OIDC_SCOPES", "openid email profile")
+if LOOKOUT_OIDC_ISSUER:
+    env_url("LOOKOUT_OIDC_ISSUER", "")  # refuses anything but an http(s) URL
+    if LOOKOUT_PRODUCTION and not LOOKOUT_OIDC_ISSUER.startswith("https://"):
+        raise ImproperlyConfigured("LOOKOUT_OIDC_ISSUER must be an https:// URL in production")
+    if not (LOOKOUT_OIDC_CLIENT_ID and LOOKOUT_OIDC_CLIENT_SECRET):
+        raise ImproperlyConfigured(
+            "LOOKOUT_OIDC_ISSUER is set: LOOKOUT_OIDC_CLIENT_ID and LOOKOUT_OIDC_CLIENT_SECRET "
+            "(or LOOKOUT_OIDC_CLIENT_SECRET_FILE) must be set too"
+        )
+    if "openid" not in LOOKOUT_OIDC_SCOPES.split():
+        raise ImproperlyConfigured("LOOKOUT_OIDC_SCOPES must include openid")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
@@ -424,6 +476,10 @@ _CSP_DIRECTIVES: dict[str, list[str]] = {
     "form-action": ["'self'"],
     "frame-ancestors": ["'none'"],
 }
+if LOOKOUT_OIDC_ISSUER:
+    # Log-out is a form whose answer redirects to the provider's log-out page, and
+    # browsers hold such a redirect to form-action too.
+    _CSP_DIRECTIVES["form-action"].append(url_origin(LOOKOUT_OIDC_ISSUER))
 LOOKOUT_CSP_REPORT_URI = env_str("LOOKOUT_CSP_REPORT_URI", "")
 if LOOKOUT_CSP_REPORT_URI:
     _CSP_DIRECTIVES["report-uri"] = [LOOKOUT_CSP_REPORT_URI]
@@ -455,13 +511,18 @@ LOGGING = {
             "class": "logging.StreamHandler",
             "formatter": "plain",
             "filters": ["wall_tokens"],
-        }
+        },
+        "discard": {"class": "logging.NullHandler"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "urllib3": {"level": "WARNING"},
         # runserver's request lines, through the same filtered handler (not Django's own).
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # Apprise's lines can carry parts of an alert channel's URL (a token it found
+        # malformed, a request address): never to a log. The client reads what it needs
+        # from each call's result and redacts it (dashboard/clients/apprise_notify.py).
+        "apprise": {"handlers": ["discard"], "level": "WARNING", "propagate": False},
     },
 }
 

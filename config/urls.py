@@ -10,6 +10,10 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
 
+from dashboard.forms.login import LoginForm
+from dashboard.services.oidc import oidc_settings
+from dashboard.views import oidc as oidc_views
+
 
 def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Password reset sends mail: without EMAIL_HOST its pages do not exist."""
@@ -24,18 +28,33 @@ def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResp
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login page; it offers password reset only when mail is configured."""
+    """Django's login page; it offers password reset only when mail is configured, and
+    sign-in through the OpenID Connect provider when one is.
+
+    The user name and password form is for local accounts and LDAP; with neither (local
+    passwords off, no LDAP) it is hidden, except at `?local=1`, the break-glass admin's way in.
+    """
+
+    authentication_form = LoginForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET
+        context["password_reset"] = settings.LOOKOUT_PASSWORD_RESET and settings.LOOKOUT_LOCAL_LOGIN
+        context["password_form"] = (
+            settings.LOOKOUT_LOCAL_LOGIN
+            or settings.LOOKOUT_LDAP_ENABLED
+            or "local" in self.request.GET
+            or self.request.method == "POST"
+        )
+        oidc = oidc_settings()
+        context["oidc_name"] = oidc.name if oidc else ""
         return context
 
 
 # django.contrib.auth.urls, with the reset pages behind the mail setting.
 account_urls = [
     path("login/", LoginView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", oidc_views.LogoutView.as_view(), name="logout"),
     path(
         "password_change/",
         auth_views.PasswordChangeView.as_view(),
@@ -64,6 +83,9 @@ account_urls = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include(account_urls)),
+    # The redirect URI to register at the provider is <public URL>/oidc/callback/.
+    path("oidc/authenticate/", oidc_views.OidcSignInView.as_view(), name="oidc_sign_in"),
+    path("oidc/callback/", oidc_views.OidcCallbackView.as_view(), name="oidc_callback"),
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]

@@ -32,6 +32,7 @@ class DashboardConfig(AppConfig):
         m2m_changed.connect(sync_staff_flag, sender=User.groups.through)
         self._forget_permissions_on_change()
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
+        self._report_directory_errors()
         # What the cached live regions show (dashboard.lib.page_cache). A save or delete
         # of one row moves the generation on; the services' bulk writes do it themselves.
         for model in (
@@ -43,6 +44,18 @@ class DashboardConfig(AppConfig):
         ):
             post_save.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
             post_delete.connect(_data_changed, sender=model, dispatch_uid=f"page-cache-{model}")
+
+    @staticmethod
+    def _report_directory_errors() -> None:
+        """An LDAP directory that cannot be reached is said on the login page and in
+        /healthz (dashboard/backends.py), not taken for a wrong password."""
+        from django_auth_ldap.backend import ldap_error  # type: ignore[import-untyped]
+
+        from dashboard.backends import LDAPDirectoryBackend, directory_error
+
+        ldap_error.connect(
+            directory_error, sender=LDAPDirectoryBackend, dispatch_uid="lookout-ldap-error"
+        )
 
     @staticmethod
     def _forget_permissions_on_change() -> None:

@@ -190,6 +190,21 @@ class Unit(models.Model):
         return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
 
     @property
+    def approvable(self) -> bool:
+        """A transfer waiting for approval: listed as unapproved, or waiting at the
+        approval of a type the unapproved list leaves out (research data)."""
+        return self.awaiting_approval or (
+            self.awaiting_decision
+            and vocabulary.unlisted_approval_type(self.decision or self.microservice) is not None
+        )
+
+    @property
+    def approval_transfer_type(self) -> str:
+        """The transfer type the approve call names."""
+        unlisted = vocabulary.unlisted_approval_type(self.decision or self.microservice)
+        return unlisted or self.transfer_type or "standard"
+
+    @property
     def status_label(self) -> str:
         return vocabulary.unit_status(self.status, sent_to_backlog=self.sent_to_backlog).text
 
@@ -262,6 +277,8 @@ class AuditEntry(models.Model):
         REFUSED = "refused", _("Refused by the upstream service")
         FAILED = "failed", _("Upstream service unreachable or broken")
         TIMED_OUT = "timed_out", _("Upstream service did not answer in time")
+        # A timed-out action that a later poll showed was not carried out.
+        NOT_DONE = "not_done", _("Not done (seen by a later poll)")
 
     # A token from the confirmation form: a double submit finds the first row and does
     # not call the upstream service a second time.
@@ -566,7 +583,8 @@ def default_language() -> str:
 
 
 class AlertChannel(models.Model):
-    """Where messages go: an e-mail address, a signed JSON webhook, or a Slack webhook."""
+    """Where messages go: an e-mail address, a signed JSON webhook, a Slack webhook, or
+    any service Apprise reaches by URL (Teams, Matrix, Mattermost, ntfy, PagerDuty, ...)."""
 
     if TYPE_CHECKING:
         rules: models.Manager[AlertRule]
@@ -575,12 +593,14 @@ class AlertChannel(models.Model):
         EMAIL = "email", _("E-mail")
         WEBHOOK = "webhook", _("Webhook (signed JSON)")
         SLACK = "slack", _("Slack-compatible webhook")
+        APPRISE = "apprise", _("Apprise URL (Teams, Matrix, Mattermost, ntfy, ...)")
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    # What pages and commands show: the address, or an Apprise URL with its secrets masked.
     target = models.CharField(max_length=500)
-    # The webhook signing key (HMAC-SHA256). Stored because Lookout must sign with it;
-    # it is shown once when the channel is made and never again.
-    secret = models.CharField(max_length=64, blank=True)
+    # The webhook signing key (HMAC-SHA256), shown once when the channel is made; or the
+    # whole Apprise URL, never shown again. Stored because Lookout must send with it.
+    secret = models.CharField(max_length=2000, blank=True)
     enabled = models.BooleanField(default=True)
     created_by = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -947,6 +967,26 @@ class ApiToken(models.Model):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+class DirectoryAccount(models.Model):
+    """An account a directory signs in (LDAP, OpenID Connect): its roles come from there.
+
+    Written at every directory sign-in (dashboard/services/directory_roles.py); the LDAP
+    check (dashboard/services/directory_accounts.py) looks for each LDAP one in the
+    directory and takes the roles of one it no longer finds.
+    """
+
+    user = models.OneToOneField(
+        "auth.User", on_delete=models.CASCADE, related_name="directory_account"
+    )
+    source = models.CharField(max_length=10)  # "ldap", "oidc"
+    roles_set_at = models.DateTimeField()
+    # When the LDAP check last found the account in the directory (None: not yet).
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} ({self.source})"
 
 
 class UnitStatusCount(models.Model):

@@ -181,6 +181,22 @@ def _name(func: ast.AST) -> str:
     return ""
 
 
+# Statements that hold others: a marker on an `if` line must not cover its whole body.
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+)
+
+
 def _choice_labels(node: ast.AST) -> Iterator[ast.AST]:
     """The labels of a literal choices list: `[("a", "A"), ("b", "B")]`."""
     if isinstance(node, (ast.List, ast.Tuple)):
@@ -194,13 +210,27 @@ def _choice_labels(node: ast.AST) -> Iterator[ast.AST]:
 
 class _PythonCheck(ast.NodeVisitor):
     def __init__(self, *, api: bool = False) -> None:
-        self.found: list[tuple[ast.AST, str]] = []
+        # Each finding with the lines a `# notranslate` may stand on: its own, or those of
+        # the simple statement around it (a formatter may move the comment to its end).
+        self.found: list[tuple[ast.AST, str, range]] = []
         # The API's schema documents fields for developers, in English like the fields.
         self.api = api
+        self.statement: ast.stmt | None = None
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND):
+            outer, self.statement = self.statement, node
+            super().visit(node)
+            self.statement = outer
+        else:
+            super().visit(node)
 
     def _flag(self, node: ast.AST | None, why: str) -> None:
         if node is not None and _untranslated(node):
-            self.found.append((node, why))
+            around = self.statement or node
+            first = min(getattr(node, "lineno", 1), getattr(around, "lineno", 1))
+            last = max(getattr(node, "end_lineno", 1) or 1, getattr(around, "end_lineno", 1) or 1)
+            self.found.append((node, why, range(first, last + 1)))
 
     def visit_Call(self, node: ast.Call) -> None:
         name = _name(node.func)
@@ -272,13 +302,10 @@ def check_python_file(path: Path) -> list[tuple[int, str]]:
     checker = _PythonCheck(api="api" in path.parts)
     checker.visit(ast.parse(source, filename=str(path)))
     findings = []
-    for node, why in checker.found:
-        first = getattr(node, "lineno", 1)
-        last = getattr(node, "end_lineno", first) or first
-        span = lines[first - 1 : last]
-        if any(NOTRANSLATE in line for line in span):
+    for node, why, span in checker.found:
+        if any(NOTRANSLATE in lines[number - 1] for number in span if number <= len(lines)):
             continue
-        findings.append((first, f"{why}: {ast.unparse(node)[:80]}"))
+        findings.append((getattr(node, "lineno", 1), f"{why}: {ast.unparse(node)[:80]}"))
     return findings
 
 
@@ -296,8 +323,10 @@ _SKIPPED_BLOCKS = {
 _CODE_ELEMENTS = frozenset({"script", "style", "code", "pre", "kbd", "samp"})
 _READ_ATTRIBUTES = frozenset({"title", "aria-label", "placeholder", "alt"})
 _BUTTON_TYPES = frozenset({"submit", "button", "reset"})
-_LITERAL_DEFAULT = re.compile(
-    r"\|default(?:_if_none)?:\"([^\"]*)\"|\|default(?:_if_none)?:'([^']*)'"
+# A filter given English words (`|default:"none"`, `|count_noun:"unit"`), or English
+# plurals (`|pluralize`): blocktranslate with count says it in every language.
+_LITERAL_FILTER = re.compile(
+    r"\|(?:default|default_if_none|count_noun|plural):(?:\"([^\"]*)\"|'([^']*)')|\|(pluralize)\b"
 )
 
 
@@ -366,9 +395,9 @@ def check_template_file(path: Path) -> list[tuple[int, str]]:
     checker.close()
     findings = list(checker.found)
     for number, line in enumerate(lines, start=1):
-        for match in _LITERAL_DEFAULT.finditer(line):
-            if _has_letters(match[1] or match[2] or ""):
-                findings.append((number, f"a literal default: {match[0]}"))
+        for match in _LITERAL_FILTER.finditer(line):
+            if _has_letters(match[1] or match[2] or match[3] or ""):
+                findings.append((number, f"English words in a filter: {match[0]}"))
     return sorted(
         (number, text.replace(_HOLE, "{…}"))
         for number, text in findings

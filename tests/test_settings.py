@@ -609,6 +609,32 @@ def test_env_example_lists_every_variable_the_settings_read():
     assert not missing
 
 
+def documented_variables() -> set[str]:
+    """Every variable named in the first cell of a table row of a page under docs/."""
+    named = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.startswith("| `"):
+                named.update(re.findall(r"`([A-Z0-9_]+)`", line.split("|")[1]))
+    return named
+
+
+def test_the_docs_give_every_variable_the_settings_read_a_table_row():
+    undocumented = set(settings_variables()) - documented_variables()
+    assert not undocumented
+
+
+def test_the_settings_page_gives_each_variable_one_row():
+    rows = [
+        name
+        for line in (ROOT / "docs" / "settings.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `")
+        for name in re.findall(r"`([A-Z0-9_]+)`", line.split("|")[1])
+    ]
+    assert "LOOKOUT_WORKFLOW_UI_URL" in rows
+    assert sorted({name for name in rows if rows.count(name) > 1}) == []
+
+
 def test_env_example_explains_every_variable_in_a_comment_line_above_it():
     lines = (ROOT / ".env.example").read_text().splitlines()
     for number, line in enumerate(lines):

@@ -71,6 +71,7 @@ def test_a_python_string_a_person_reads_must_be_translatable(tmp_path, line):
         "messages.info(request, str(exc))",  # words made elsewhere are checked there
         'audit(label=f"User {name}")',  # data, not a field's label
         'messages.success(request, "Saved.")  # notranslate',
+        'raise PermissionDenied(\n        "Only for the log."\n    )  # notranslate',
     ],
 )
 def test_a_translated_or_deliberate_string_passes(tmp_path, line):
@@ -115,6 +116,8 @@ BAD_TEMPLATES = {
     "a placeholder": '<input name="q" placeholder="Search">',
     "a button's value": '<input type="submit" value="Save">',
     "a literal default": '<p>{{ name|default:"nobody" }}</p>',
+    "an English plural": "<p>{{ n }} unit{{ n|pluralize }}</p>",
+    "English words for a count": '<p>{{ n|count_noun:"unit" }}</p>',
 }
 
 

@@ -69,7 +69,12 @@ def language_choices() -> list[tuple[str, str]]:
 class ChannelForm(forms.Form):
     kind = forms.ChoiceField(choices=AlertChannel.Kind.choices)
     target = forms.CharField(
-        max_length=500, help_text=_("An e-mail address, or the webhook's https:// address.")
+        # An Apprise URL can be long (a Teams workflow's address is ~300 characters).
+        max_length=2000,
+        help_text=_(
+            "An e-mail address, the webhook's https:// address, or an Apprise URL such as "
+            "workflows://…, matrix://…, mmost://… or ntfy://… (kept secret, shown masked)."
+        ),
     )
     # Not required: a form sent without it (an older page) gets the site's language.
     language = forms.ChoiceField(

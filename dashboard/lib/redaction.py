@@ -26,6 +26,11 @@ _WALL_TOKEN = re.compile(r"(?i)(/|%2F)wall(/|%2F)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_
 # A personal API token (dashboard.services.api_tokens); its prefix stays, to say which.
 _API_TOKEN = re.compile(r"\b(lookout_[0-9a-f]{8}_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
 
+# The authorization code in the address the identity provider sends a browser back to
+# (/oidc/callback/?code=…&state=…): used once and bound to the PKCE verifier, but a
+# credential until then, so it stays out of access logs.
+_SIGN_IN_CODE = re.compile(r"(/oidc/callback/\?(?:[^\s\"'#]*?&)?code=)[^&\s\"'#]+")
+
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Hide API keys and passwords in a URL, message or body before it is shown anywhere."""
@@ -51,6 +56,12 @@ def redact_api_tokens(text: str) -> str:
     return _API_TOKEN.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
 
 
+def redact_sign_in_codes(text: str) -> str:
+    """`text` with the authorization code of every sign-in callback address hidden."""
+    return _SIGN_IN_CODE.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+
+
 def redact_tokens(text: str) -> str:
-    """`text` without wall-screen or API tokens: what the log filters apply to every line."""
-    return redact_api_tokens(redact_wall_tokens(text))
+    """`text` without wall-screen or API tokens or sign-in codes: what the log filters
+    apply to every line."""
+    return redact_sign_in_codes(redact_api_tokens(redact_wall_tokens(text)))

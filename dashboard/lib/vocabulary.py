@@ -86,6 +86,22 @@ APPROVE_TRANSFER = "Approve transfer"  # notranslate
 # The workflow service's name of the decision a partial reingest waits at (compared
 # with its job names, so never translated).
 APPROVE_AIP_REINGEST = "Approve AIP reingest"  # notranslate
+# Approval jobs of transfer types the unapproved list leaves out: a unit waiting at one is
+# approved by the same API call as the others, with this transfer type.
+UNLISTED_APPROVAL_TYPES = {
+    "Approve research data transfer": "research_data",
+    "Approve Dataverse transfer": "research_data",  # the same job, by its product's name
+}
+
+
+def unlisted_approval_type(decision: str | None) -> str | None:
+    """The transfer type of the unlisted approval among a unit's waiting jobs, if any
+    (`decision` holds the jobs joined by " / ")."""
+    for job in (decision or "").split(" / "):
+        found = UNLISTED_APPROVAL_TYPES.get(job.strip())
+        if found:
+            return found
+    return None
 
 
 def decision_label(decision: str | None, microservice: str | None = "") -> str:
@@ -105,6 +121,7 @@ OUTCOMES = _terms(
     ("refused", pgettext_lazy("action outcome", "Refused"), "rejected", "⊘"),
     ("failed", pgettext_lazy("action outcome", "Failed"), "failed", "✗"),
     ("timed_out", pgettext_lazy("action outcome", "Timed out"), "failed", "⌛"),
+    ("not_done", pgettext_lazy("action outcome", "Not done"), "rejected", "⊘"),
     ("unknown", pgettext_lazy("action outcome", "Outcome unknown (interrupted)"), "unknown", "?"),
 )
 

@@ -122,3 +122,18 @@ def role_change_audit(
         label=f"User {user.get_username()}",
         parameters={"before": asdict(before) if before else None, "after": asdict(after)},
     )
+
+
+def directory_role_audit(
+    *, user: User, role: str, granted: bool, source: str, groups: list[str]
+) -> AuditEntry:
+    """A directory login gave the user a role, or took one away (source: "ldap", "oidc")."""
+    what = "granted to" if granted else "taken from"
+    return _record(
+        action="directory_role_grant" if granted else "directory_role_revoke",
+        actor=None,
+        target_kind="user",
+        target=user.get_username(),
+        label=f"Role {role} {what} {user.get_username()} by the directory ({source})",
+        parameters={"role": role, "source": source, "groups": groups},
+    )

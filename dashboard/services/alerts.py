@@ -41,7 +41,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext as _
 
-from dashboard.clients import notify
+from dashboard.clients import apprise_notify, notify
 from dashboard.lib import alert_words, page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
@@ -239,8 +239,27 @@ class AddedChannel:
     secret: str
 
 
-def _validate_target(kind: str, target: str) -> str:
+@dataclass(frozen=True)
+class ChannelTarget:
+    # What is shown (an Apprise URL with its secrets masked) and what is kept to send with.
+    shown: str
+    secret: str = ""
+
+
+def _validate_target(kind: str, target: str) -> ChannelTarget:
     target = target.strip()
+    if kind == AlertChannel.Kind.APPRISE:
+        longest = AlertChannel._meta.get_field("secret").max_length or 2000
+        if len(target) > longest:
+            raise AlertError(_("An Apprise URL is at most %(n)d characters.") % {"n": longest})
+        try:
+            found = apprise_notify.apprise_url_check(target)
+        except apprise_notify.AppriseUrlError as exc:
+            raise AlertError(
+                _("Not an Apprise URL Lookout can use: %(why)s") % {"why": exc}
+            ) from None
+        shown_max = AlertChannel._meta.get_field("target").max_length or 500
+        return ChannelTarget(shown=found.masked[:shown_max], secret=target)
     try:
         if kind == AlertChannel.Kind.EMAIL:
             validate_email(target)
@@ -248,7 +267,8 @@ def _validate_target(kind: str, target: str) -> str:
             URLValidator(schemes=["http", "https"])(target)
         else:
             raise AlertError(
-                gettext("A channel is email, webhook or slack, not “%(kind)s”.") % {"kind": kind}
+                gettext("A channel is email, webhook, slack or apprise, not “%(kind)s”.")
+                % {"kind": kind}
             )
     except ValidationError:
         text = (
@@ -257,7 +277,9 @@ def _validate_target(kind: str, target: str) -> str:
             else gettext("“%(target)s” is not an http(s) URL.")
         )
         raise AlertError(text % {"target": target}) from None
-    return target
+    if kind == AlertChannel.Kind.WEBHOOK:
+        return ChannelTarget(shown=target, secret=secrets.token_hex(32))
+    return ChannelTarget(shown=target)
 
 
 def _validate_language(language: str | None) -> str:
@@ -283,15 +305,14 @@ def alert_channel_add(
     """Make a channel and subscribe it to every default rule, so it needs no other step.
 
     Its messages are written in `language` (the site's own by default)."""
-    target = _validate_target(kind, target)
+    checked = _validate_target(kind, target)
     language = _validate_language(language)
-    secret = secrets.token_hex(32) if kind == AlertChannel.Kind.WEBHOOK else ""
     alert_rules_ensure_defaults()
     with transaction.atomic():
         channel = AlertChannel.objects.create(
             kind=kind,
-            target=target,
-            secret=secret,
+            target=checked.shown,
+            secret=checked.secret,
             language=language,
             created_by=actor_name[:150],
         )
@@ -305,7 +326,9 @@ def alert_channel_add(
             actor=actor,
             actor_name=actor_name,
         )
-    return AddedChannel(channel=channel, secret=secret)
+    # Only a webhook's signing secret is shown back; an Apprise URL never is.
+    shown_once = checked.secret if kind == AlertChannel.Kind.WEBHOOK else ""
+    return AddedChannel(channel=channel, secret=shown_once)
 
 
 def alert_channel_remove(
@@ -1113,6 +1136,15 @@ def _render(message: AlertMessage) -> Rendered:
     return Rendered(subject=f"[Lookout] {headline}", text=text, payload=payload)
 
 
+def _severity(message: AlertMessage) -> apprise_notify.Severity:
+    """How a service that colours or ranks messages (Teams, PagerDuty) marks this one."""
+    if message.kind == AlertMessage.Kind.FIRED:
+        return apprise_notify.Severity.FAILURE
+    if message.kind == AlertMessage.Kind.RESOLVED:
+        return apprise_notify.Severity.SUCCESS
+    return apprise_notify.Severity.INFO
+
+
 def _send(message: AlertMessage, rendered: Rendered) -> None:
     channel = message.channel
     message_id = f"lookout-{message.pk}"
@@ -1127,6 +1159,14 @@ def _send(message: AlertMessage, rendered: Rendered) -> None:
                 "Message-ID": f"<{message_id}@{domain or 'lookout'}>",
                 notify.MESSAGE_ID_HEADER: message_id,
             },
+        )
+    elif channel.kind == AlertChannel.Kind.APPRISE:
+        apprise_notify.apprise_send(
+            url=channel.secret,
+            title=rendered.subject,
+            body=rendered.text,
+            severity=_severity(message),
+            timeout=timeout,
         )
     elif channel.kind == AlertChannel.Kind.SLACK:
         body = json.dumps({"text": rendered.text}).encode("utf-8")

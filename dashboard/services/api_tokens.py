@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.credentials import clean_name, token_hash
+from dashboard.lib.local_login import may_still_sign_in
 from dashboard.models import ApiToken, AuditEntry
 
 PREFIX_BYTES = 4
@@ -174,7 +175,9 @@ def api_token_authenticate(*, presented: str, now: datetime | None = None) -> Ap
     # much of a guessed secret was right.
     if token is None or not hmac.compare_digest(token.secret_hash, token_hash(presented)):
         return None
-    if token.revoked_at is not None or not token.user.is_active:
+    # A user who can no longer sign in (deactivated; a local password turned off) cannot
+    # call the API either; one who lost their role is refused by the permission check.
+    if token.revoked_at is not None or not may_still_sign_in(token.user):
         return None
     now = now or timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:

@@ -63,10 +63,6 @@ AUDIT_PER_PAGE = 50
 LIVE_TRIGGER = "every 5s, lookout:visible from:document"
 # A cached live region lasts one polling interval at most, so its ages stay right.
 LIVE_SECONDS = 5
-NO_ROLE_MESSAGE = (
-    "Your account has no Lookout role yet. Ask an administrator to put you in the "
-    "viewer, operator or admin group."
-)
 
 
 View = Callable[..., HttpResponseBase]
@@ -74,6 +70,12 @@ View = Callable[..., HttpResponseBase]
 
 def forbidden(request: HttpRequest, reason: StrOrPromise) -> HttpResponse:
     return render(request, "dashboard/forbidden.html", {"reason": reason}, status=403)
+
+
+def no_access(request: HttpRequest) -> HttpResponse:
+    """Signed in, but no role: who to ask instead of the dashboard (403)."""
+    context = {"contact": settings.LOOKOUT_ACCESS_CONTACT}
+    return render(request, "dashboard/no_access.html", context, status=403)
 
 
 def not_found(request: HttpRequest, what: StrOrPromise) -> HttpResponse:
@@ -97,7 +99,7 @@ def role_required(view: View) -> View:
             # A live region polling after the session ended sends the whole page to login.
             return _redirect(request, redirect_to_login(request.get_full_path())["Location"])
         if not user_has_role(request.user):
-            return forbidden(request, NO_ROLE_MESSAGE)
+            return no_access(request)
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -377,7 +379,7 @@ class UnitAction:
 TRANSFER_APPROVE = UnitAction(
     permission=actions.APPROVE_PERMISSION,
     needs=_("Approving transfers needs the operator or admin role."),
-    ready=lambda unit: unit.awaiting_approval,
+    ready=lambda unit: unit.approvable,
     not_ready=_("This transfer is not waiting for approval (any more)."),
     back_url=_waiting_page,
     title=_("Approve transfer"),

@@ -83,3 +83,24 @@ def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_
     assert "are written in French" in page.locator(".messages").inner_text()
     assert page.get_by_label("Language of the messages to ops@example.org").input_value() == "fr"
     screenshot(page, "alerts-settings-language")
+
+
+def test_an_admin_adds_an_apprise_channel_and_sees_its_url_only_masked(page, live_server):
+    make_user("ada", "admin")
+    secret_url = "mmosts://chat.example.org/8rq3mzgxxjfs8gdw7yb6he5gqw"
+    _log_in(page, live_server.url, "ada")
+    page.goto(f"{live_server.url}/alerts/settings/")
+    page.get_by_label("Kind").select_option("apprise")
+    page.get_by_label("Target").fill(secret_url)
+    page.get_by_role("button", name="Add channel").click()
+
+    added = page.locator("#added-heading").inner_text()
+    assert "mmosts://chat.example.org/8...w/" in added
+    assert "8rq3mzgxxjfs8gdw7yb6he5gqw" not in page.content()
+    assert page.get_by_label("Target").input_value() == ""  # not echoed back either
+    screenshot(page, "alerts-settings-apprise")
+
+    page.goto(f"{live_server.url}/alerts/settings/")
+    channels = page.locator(".alert-channels").inner_text()
+    assert "Apprise URL" in channels and "mmosts://chat.example.org/8...w/" in channels
+    assert "8rq3mzgxxjfs8gdw7yb6he5gqw" not in page.content()

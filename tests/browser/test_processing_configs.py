@@ -54,7 +54,7 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
 def test_a_viewer_reads_and_compares_processing_configurations(page, lookout):
     log_in(page, lookout, "pia")
 
-    page.get_by_role("link", name="Configurations").click()
+    page.get_by_role("link", name="Processing configurations", exact=True).click()
     page.wait_for_url(re.compile(r"/pipelines/default/processing-configurations/$"))
     live = page.locator("#configs-live")
     live.get_by_text("27 decisions").wait_for()

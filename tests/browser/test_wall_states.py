@@ -3,7 +3,7 @@ screen without scrolling, clips no text, and its figures can be read across the 
 
 Every state is rendered at 1920x1080; the states that stress the layout most are also
 rendered at 1280x720 and 3840x2160. Screenshots go to test-artifacts/ (`make wall-shots`
-copies the 1920x1080 ones to docs/wall/ for the README).
+copies the 1920x1080 ones to docs/wall/ for docs/wall.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Alerts end to end: the simulator fails a unit while Lookout watches; a real SMTP server
-(aiosmtpd) and a real HTTP receiver each get exactly one message, the receiver checks the
-signature, and nothing more arrives on later polls. A stale service sends "resolved"
+(aiosmtpd), a real HTTP receiver and an ntfy receiver (an Apprise channel) each get
+exactly one message, the receiver checks the signature, and nothing more arrives on
+later polls. A stale service sends "resolved"
 when it recovers. /metrics is parsed with prometheus-client's parser and checked against
 the API. A daily digest reaches both receivers once."""
 
@@ -24,6 +25,7 @@ from tests.support.receivers import (
     MESSAGE_ID_HEADER,
     Inbox,
     WebhookReceiver,
+    http_recorder,
     smtp_server,
     webhook_receiver,
 )
@@ -69,10 +71,11 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(
     settings, redis_cache, receivers
 ):
     inbox, hook = receivers
-    with SimulatorProcess(units=200, seed=11, speed=0) as sim:
+    with SimulatorProcess(units=200, seed=11, speed=0) as sim, http_recorder() as ntfy:
         point_at(settings, sim)
         _add("email", "ops@example.org")
         hook.secret = _add("webhook", hook.url)
+        _add("apprise", f"ntfy://{ntfy.hostport}/lookout-alerts")
         received = hook.received
         _only(AlertKind.UNIT_FAILED)
 
@@ -120,6 +123,12 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(
         assert events == [("fired", "service_stale"), ("resolved", "service_stale")]
         assert len(inbox.messages) == 3
         assert inbox.messages[2]["Subject"].startswith("[Lookout] Resolved:")
+        # The Apprise channel: the failure, the stale service and its recovery, once each.
+        stale = Alert.objects.get(kind=AlertKind.SERVICE_STALE)
+        titles = [request.json()["title"] for request in ntfy.requests]
+        assert len(titles) == 3
+        assert titles[0].startswith(f"[Lookout] {new.title}")  # "(and n more…)" may follow
+        assert titles[1:] == [f"[Lookout] {stale.title}", f"[Lookout] Resolved: {stale.title}"]
 
         # /metrics against the API's counts.
         settings.LOOKOUT_METRICS_TOKEN = "scrape-token"

@@ -1,12 +1,15 @@
 """`make run` tells the truth at start-up: a busy port is named in one line before
-anything else is printed, and a child process that dies stops the stack."""
+anything else is printed, and a child process that dies stops the stack. Its access log
+is the image's (config/gunicorn.py): a wall-screen token never reaches the terminal."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +17,7 @@ import pytest
 from django.core.management import call_command
 
 from dashboard.management.commands import run_stack
+from tests.support.wall_screen import wait_until_answering, wall_open, wall_token_create
 
 pytestmark = pytest.mark.integration
 
@@ -134,3 +138,37 @@ def test_a_child_that_dies_stops_the_stack_with_its_name_and_exit_code(
     assert exited.value.code == 1
     assert "crasher stopped with exit code 3; stopping the others" in capsys.readouterr().err
     assert all(process.poll() is not None for process in started)  # the sleeper too
+
+
+def test_make_run_never_prints_a_wall_token(tmp_path):
+    env = {**stack_env(tmp_path), "REDIS_URL": "", "LOG_LEVEL": "INFO"}
+    base = f"http://127.0.0.1:{env['LOOKOUT_PORT']}"
+    out_path, err_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        stack = subprocess.Popen(
+            ["make", "--no-print-directory", "run", f"PY={sys.executable}", "RUNTIME_STAMP="],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,  # Ctrl-C reaches make and the stack as in a terminal
+        )
+    try:
+        wait_until_answering(base, seconds=90, server=stack)  # ~20 s here
+        token = wall_token_create(env)
+        wall_open(base, token)
+        time.sleep(1)  # the access log line is written after the answer
+    finally:
+        os.killpg(stack.pid, signal.SIGINT)
+        try:
+            stack.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(stack.pid, signal.SIGKILL)
+            stack.wait()
+
+    printed = out_path.read_text() + err_path.read_text()
+    assert len(token) == 43
+    assert token not in printed
+    # The access log is on, and scrubbed: the request is there without its token.
+    assert "GET /wall/[redacted]/ HTTP/1.1" in printed
+    assert '"GET /wall/ HTTP/1.1" 200' in printed

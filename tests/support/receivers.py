@@ -1,5 +1,6 @@
-"""Real receivers of alert messages for integration tests: an SMTP server (aiosmtpd) and
-an HTTP webhook receiver, each on a free loopback port.
+"""Real receivers of alert messages for integration tests: an SMTP server (aiosmtpd), an
+HTTP webhook receiver, and a recording HTTP(S) receiver for Apprise's services, each on a
+free loopback port.
 
 The webhook receiver checks the HMAC signature like a real one would (401 when wrong),
 keeps every body it accepted and every message id that reached it, and can hold the
@@ -13,14 +14,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from email import message_from_bytes
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, unquote
 
 from aiosmtpd.controller import Controller
 
@@ -132,5 +138,121 @@ def webhook_receiver(*, hold_first: bool = False) -> Iterator[WebhookReceiver]:
         yield receiver
     finally:
         receiver.release.set()
+        server.shutdown()
+        server.server_close()
+
+
+# --- A recording receiver for Apprise's services ------------------------------------
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str  # without the query
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+# What a Matrix homeserver answers to the calls Apprise makes with an access token.
+MATRIX_ROOM_ID = "!lookout:127.0.0.1"
+MATRIX_ANSWERS = {
+    "/account/whoami": {"user_id": "@lookout:127.0.0.1", "device_id": "LOOKOUT"},
+    "/join/": {"room_id": MATRIX_ROOM_ID},
+    "/send/m.room.message/": {"event_id": "$1"},
+}
+
+
+class HttpRecorder:
+    """Keeps every request as it arrived and answers each with the next status of
+    `statuses` (200 once they run out), a JSON body as a Matrix homeserver would."""
+
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self.statuses: list[int] = []
+        self.base = ""  # scheme, host and port
+        self._lock = threading.Lock()
+
+    @property
+    def hostport(self) -> str:
+        return self.base.split("://", 1)[1]
+
+    def _take(self, recorded: Recorded) -> tuple[int, bytes]:
+        with self._lock:
+            self.requests.append(recorded)
+            status = self.statuses.pop(0) if self.statuses else 200
+        if status >= 400:
+            return status, b'{"error": "the receiver was told to fail"}'
+        if recorded.path.endswith("/state/m.room.encryption"):
+            return 404, b'{"errcode": "M_NOT_FOUND"}'  # an unencrypted room
+        for part, answer in MATRIX_ANSWERS.items():
+            if part in recorded.path:
+                return status, json.dumps(answer).encode()
+        return status, b"{}"
+
+
+def _recording_handler(recorder: HttpRecorder) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _any(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            path, _, query = self.path.partition("?")
+            status, body = recorder._take(
+                Recorded(
+                    method=self.command,
+                    path=unquote(path),
+                    query=dict(parse_qsl(query)),
+                    headers=dict(self.headers.items()),
+                    body=self.rfile.read(length) if length else b"",
+                )
+            )
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = _any
+
+        def log_message(self, *args):
+            pass
+
+    return Handler
+
+
+def _self_signed_context(folder: Path) -> ssl.SSLContext:
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+@contextmanager
+def http_recorder(*, tls_folder: Path | None = None) -> Iterator[HttpRecorder]:
+    """A recording receiver on a free loopback port; HTTPS with a self-signed certificate
+    when given a folder for it (Apprise's Teams workflows speak only HTTPS)."""
+    recorder = HttpRecorder()
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), _recording_handler(recorder))
+    server.daemon_threads = True
+    if tls_folder is not None:
+        server.socket = _self_signed_context(tls_folder).wrap_socket(
+            server.socket, server_side=True
+        )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    scheme = "https" if tls_folder is not None else "http"
+    recorder.base = f"{scheme}://127.0.0.1:{server.server_port}"
+    try:
+        yield recorder
+    finally:
         server.shutdown()
         server.server_close()

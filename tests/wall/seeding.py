@@ -192,7 +192,7 @@ def busy_wall(now: datetime) -> None:
     storage(now=now)
 
 
-# --- the wall's states, for the browser tests and the README's screenshots ------------
+# --- the wall's states, for the browser tests and docs/wall.md's screenshots ---------
 
 LONG_NAME = (
     "Digitised-correspondence-of-the-Harbour-Board-1887-1932-box-14-folders-1-to-37"

@@ -12,9 +12,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,6 +24,7 @@ from config.gunicorn import ScrubbingLogger
 from dashboard.lib.log_filters import WallTokenFilter
 from dashboard.lib.redaction import redact_wall_tokens
 from dashboard.services import wall_links
+from tests.support.wall_screen import wait_until_answering, wall_open, wall_token_create
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TOKEN = "Q" * 20 + "_-" + "z9" * 10 + "x"  # 43 characters, as token_urlsafe(32) makes
@@ -130,15 +128,7 @@ def test_a_real_gunicorn_logs_wall_requests_without_their_token(tmp_path):
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    created = subprocess.run(
-        [sys.executable, "manage.py", "wall_link", "create", "Operations room"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    token = created.stdout.strip().rstrip("/").rsplit("/", 1)[-1]
+    token = wall_token_create(env)
     port = free_port()
     log_path = tmp_path / "gunicorn.log"
     with log_path.open("w") as log:
@@ -153,32 +143,8 @@ def test_a_real_gunicorn_logs_wall_requests_without_their_token(tmp_path):
         )  # fmt: skip
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/healthz", timeout=2)
-                break
-            except urllib.error.HTTPError:
-                break  # it answers (a 503 before any poll is still an answer)
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-
-        class NoRedirect(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-
-        opener = urllib.request.build_opener(NoRedirect)
-        with pytest.raises(urllib.error.HTTPError) as redirected:
-            opener.open(f"{base}/wall/{token}/", timeout=5)
-        assert redirected.value.code == 302
-        cookie = redirected.value.headers["Set-Cookie"].split(";", 1)[0]
-        for _ in range(3):  # the screen's refreshes
-            page = opener.open(
-                urllib.request.Request(f"{base}/wall/", headers={"Cookie": cookie}), timeout=5
-            )
-            assert page.status == 200
+        wait_until_answering(base, seconds=30, server=server)
+        wall_open(base, token, refreshes=3)  # the screen's refreshes
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -1,8 +1,10 @@
-"""`manage.py alert_channel add email ADDRESS | add webhook URL | add slack URL | list |
-remove ID | test ID | digest ID HOUR|off`: alert channels from the shell.
+"""`manage.py alert_channel add email ADDRESS | add webhook URL | add slack URL |
+add apprise APPRISE-URL | list | remove ID | test ID | digest ID HOUR|off`: alert channels
+from the shell.
 
 A channel added here receives the default rules at once. A webhook's signing secret is
-printed once, when it is added. `add ... --digest-hour 8` (or `digest ID 8` later) opts
+printed once, when it is added. An Apprise URL is a secret: it is printed (and listed)
+only masked. `add ... --digest-hour 8` (or `digest ID 8` later) opts
 the channel in to a daily digest at 08:00 (TIME_ZONE); `digest ID off` opts it out.
 `add ... --language fr` (or `language ID fr` later) writes its messages in French; a
 channel takes the site's LANGUAGE_CODE otherwise.
@@ -27,7 +29,9 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
         add = actions.add_parser("add", help="add a channel; it receives the default rules")
         add.add_argument("kind", choices=[k.value for k in AlertChannel.Kind])
-        add.add_argument("target", help="an e-mail address or an http(s) URL")
+        add.add_argument(
+            "target", help="an e-mail address, an http(s) URL, or an Apprise URL (quote it)"
+        )
         add.add_argument(
             "--digest-hour", type=_hour, default=None, help="also send a daily digest at HOUR"
         )

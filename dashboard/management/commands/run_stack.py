@@ -181,14 +181,15 @@ class Command(BaseCommand):
                     "-m",
                     "gunicorn",
                     "config.wsgi",
+                    # The image's configuration: its access log scrubs wall-screen tokens.
+                    "--config",
+                    "python:config.gunicorn",
                     "-b",
                     f"{options['host']}:{options['port']}",
                     "-w",
                     "2",
                     "--threads",
                     "4",
-                    "--access-logfile",
-                    "-",
                 ],
             ),
         ]
