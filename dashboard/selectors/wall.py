@@ -16,6 +16,7 @@ from typing import Any
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -247,16 +248,37 @@ class WallState:
     def attention_items(self) -> tuple[str, ...]:
         """What needs a person, in words, most urgent first."""
         items = []
-        count_noun = vocabulary.count_noun
         if self.awaiting_total:
-            items.append(count_noun(self.awaiting_total, "decision") + " waiting")
+            items.append(
+                ngettext(
+                    "%(count)s decision waiting", "%(count)s decisions waiting", self.awaiting_total
+                )
+                % {"count": self.awaiting_total}
+            )
         if self.failed_total:
-            items.append(count_noun(self.failed_total, "failure") + " in 24 h")
+            items.append(
+                ngettext(
+                    "%(count)s failure in 24 h", "%(count)s failures in 24 h", self.failed_total
+                )
+                % {"count": self.failed_total}
+            )
         if self.stale_services:
-            items.append(count_noun(len(self.stale_services), "service") + " not answering")
+            stale = len(self.stale_services)
+            items.append(
+                ngettext(
+                    "%(count)s service not answering", "%(count)s services not answering", stale
+                )
+                % {"count": stale}
+            )
         if self.capacity_alerts:
-            nearly_full = vocabulary.capacity_label("critical").lower()
-            items.append(f"{count_noun(self.capacity_alerts, 'store')} {nearly_full}")
+            items.append(
+                ngettext(
+                    "%(count)s store nearly full",
+                    "%(count)s stores nearly full",
+                    self.capacity_alerts,
+                )
+                % {"count": self.capacity_alerts}
+            )
         return tuple(items)
 
 

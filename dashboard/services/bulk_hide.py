@@ -33,7 +33,7 @@ from django.utils.translation import ngettext
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import get_workflow_client
-from dashboard.lib import page_cache, vocabulary
+from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import FINAL_STATUSES, AuditEntry, Unit
 from dashboard.services.actions import (
@@ -92,8 +92,9 @@ def _target(uuids: Sequence[str]) -> str:
 
 def _label(units: Sequence[Unit]) -> str:
     names = ", ".join(unit.name or unit.uuid for unit in units[:5])
-    more = f" and {len(units) - 5} more" if len(units) > 5 else ""
-    return f"{vocabulary.count_noun(len(units), 'unit')}: {names}{more}"
+    if len(units) > 5:
+        names = _("%(names)s and %(count)s more") % {"names": names, "count": len(units) - 5}
+    return f"{_units(len(units))}: {names}"
 
 
 def _when(moment: datetime) -> str:
@@ -150,7 +151,7 @@ def units_hide_bulk(
         idempotency_key=idempotency_key,
         target_kind="units",
         target=_target(uuids),
-        target_label=_label(chosen) if chosen else vocabulary.count_noun(len(uuids), "unit"),
+        target_label=_label(chosen) if chosen else _units(len(uuids)),
         pipeline=chosen[0].pipeline if len({unit.pipeline for unit in chosen}) == 1 else "",
         parameters={"units": uuids, "criterion": criterion},
         call=call,
