@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 PIP_COMPILE := $(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links
 
-.PHONY: run test test-postgres test-fast lint bench lock clean wall-shots
+.PHONY: run test test-postgres test-fast lint bench lock clean wall-shots messages
 
 $(RUNTIME_STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Lookout needs Python 3.11 or newer")'
@@ -57,12 +57,24 @@ test-postgres: $(DEV_STAMP)
 test-fast: $(DEV_STAMP)
 	$(PY) -m pytest $(PARALLEL) -m "not integration and not browser"
 
+# The translation checks (scripts/check-translations.py): user-visible strings that
+# cannot be translated, then, for each language with a catalog in locale/, a catalog
+# that makemessages would change or one under 100 %. msgfmt comes from Debian's gettext.
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/audit-dependencies.py
+	bash scripts/test-prerequisites.sh --gettext
+	$(PY) scripts/check-translations.py source catalogs complete
+
+# Brings every catalog in locale/ up to date with the sources (makemessages for each
+# language of LANGUAGES but English, both domains), then compiles them. A new language:
+# add it to LANGUAGES, run this, translate locale/<language>/LC_MESSAGES/*.po.
+messages: $(DEV_STAMP)
+	bash scripts/test-prerequisites.sh --gettext
+	$(PY) scripts/check-translations.py --update
 
 bench: $(DEV_STAMP)
 	$(PY) bench/poll_cycle.py

@@ -4,11 +4,12 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
+from django.utils.translation import gettext_lazy as _
 
 
 class DashboardConfig(AppConfig):
     name = "dashboard"
-    verbose_name = "Lookout dashboard"
+    verbose_name = _("Lookout dashboard")
 
     def ready(self) -> None:
         from axes.signals import user_locked_out  # type: ignore[import-untyped]  # no hints

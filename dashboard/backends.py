@@ -61,4 +61,7 @@ class LocalLoginGate:
         user = User.objects.filter(username=username).first()
         if user is not None and local_password_allowed(user):
             return None
-        raise PermissionDenied("Local passwords are turned off (LOOKOUT_LOCAL_LOGIN)")
+        # Stops Django's authentication; the message is for the log, never shown.
+        raise PermissionDenied(
+            "Local passwords are turned off (LOOKOUT_LOCAL_LOGIN)"
+        )  # notranslate

@@ -10,13 +10,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models.functions import Coalesce, NullIf
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
+from dashboard.lib import alert_words, vocabulary
 from dashboard.lib import histogram as histogram_buckets
-from dashboard.lib import vocabulary
 
 # An action's upstream calls time out within seconds; a row PENDING for longer than
 # this will never be finished by the request that made it.
@@ -25,8 +27,8 @@ OUTCOME_UNKNOWN = "unknown"
 
 
 class UnitKind(models.TextChoices):
-    TRANSFER = "transfer", "Transfer"
-    SIP = "sip", "SIP"
+    TRANSFER = "transfer", _("Transfer")
+    SIP = "sip", _("SIP")
 
 
 FINAL_STATUSES = frozenset({"COMPLETE", "FAILED", "REJECTED"})
@@ -55,8 +57,8 @@ WORKING_SET = (
 class TimesFrom(models.TextChoices):
     """Where a unit's time comes from: the service's own task times, or Lookout's eyes."""
 
-    UPSTREAM = "upstream", "From the workflow service"
-    OBSERVED = "observed", "First seen by Lookout"
+    UPSTREAM = "upstream", _("From the workflow service")
+    OBSERVED = "observed", _("First seen by Lookout")
 
 
 class Unit(models.Model):
@@ -269,14 +271,14 @@ class AuditEntry(models.Model):
     """
 
     class Outcome(models.TextChoices):
-        PENDING = "pending", "Pending"
-        QUEUED = "queued", "Queued, outcome to follow"
-        DONE = "done", "Done"
-        REFUSED = "refused", "Refused by the upstream service"
-        FAILED = "failed", "Upstream service unreachable or broken"
-        TIMED_OUT = "timed_out", "Upstream service did not answer in time"
+        PENDING = "pending", _("Pending")
+        QUEUED = "queued", _("Queued, outcome to follow")
+        DONE = "done", _("Done")
+        REFUSED = "refused", _("Refused by the upstream service")
+        FAILED = "failed", _("Upstream service unreachable or broken")
+        TIMED_OUT = "timed_out", _("Upstream service did not answer in time")
         # A timed-out action that a later poll showed was not carried out.
-        NOT_DONE = "not_done", "Not done (seen by a later poll)"
+        NOT_DONE = "not_done", _("Not done (seen by a later poll)")
 
     # A token from the confirmation form: a double submit finds the first row and does
     # not call the upstream service a second time.
@@ -522,12 +524,12 @@ class PackageSync(models.Model):
 
 
 class AlertKind(models.TextChoices):
-    UNIT_FAILED = "unit_failed", "A unit failed"
-    UNIT_WAITING = "unit_waiting", "A unit waits for a decision too long"
-    UNIT_STUCK = "unit_stuck", "A unit makes no progress"
-    SERVICE_STALE = "service_stale", "An upstream service is stale"
-    STORAGE_FULL = "storage_full", "A storage space or location is nearly full"
-    FIXITY_FAILED = "fixity_failed", "A fixity check failed"
+    UNIT_FAILED = "unit_failed", _("A unit failed")
+    UNIT_WAITING = "unit_waiting", _("A unit waits for a decision too long")
+    UNIT_STUCK = "unit_stuck", _("A unit makes no progress")
+    SERVICE_STALE = "service_stale", _("An upstream service is stale")
+    STORAGE_FULL = "storage_full", _("A storage space or location is nearly full")
+    FIXITY_FAILED = "fixity_failed", _("A fixity check failed")
 
 
 class AlertRule(models.Model):
@@ -535,10 +537,10 @@ class AlertRule(models.Model):
 
     # What the threshold counts, per kind: shown on the settings page.
     THRESHOLD_UNITS = {
-        AlertKind.UNIT_FAILED: "minutes (failures at the same job within this are one message)",
-        AlertKind.UNIT_WAITING: "hours of waiting",
-        AlertKind.UNIT_STUCK: "hours without progress",
-        AlertKind.SERVICE_STALE: "missed poll intervals",
+        AlertKind.UNIT_FAILED: _("minutes (failures at the same job within this are one message)"),
+        AlertKind.UNIT_WAITING: _("hours of waiting"),
+        AlertKind.UNIT_STUCK: _("hours without progress"),
+        AlertKind.SERVICE_STALE: _("missed poll intervals"),
         AlertKind.STORAGE_FULL: "percent full",
         AlertKind.FIXITY_FAILED: "(no threshold)",
     }
@@ -569,11 +571,15 @@ class AlertRule(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} ({self.pipeline or 'all pipelines'})"
+        return f"{self.get_kind_display()} ({self.pipeline or _('all pipelines')})"
 
     @property
     def threshold_unit(self) -> str:
-        return self.THRESHOLD_UNITS.get(AlertKind(self.kind), "")
+        return str(self.THRESHOLD_UNITS.get(AlertKind(self.kind), ""))
+
+
+def default_language() -> str:
+    return str(settings.LANGUAGE_CODE)
 
 
 class AlertChannel(models.Model):
@@ -584,10 +590,10 @@ class AlertChannel(models.Model):
         rules: models.Manager[AlertRule]
 
     class Kind(models.TextChoices):
-        EMAIL = "email", "E-mail"
-        WEBHOOK = "webhook", "Webhook (signed JSON)"
-        SLACK = "slack", "Slack-compatible webhook"
-        APPRISE = "apprise", "Apprise URL (Teams, Matrix, Mattermost, ntfy, ...)"
+        EMAIL = "email", _("E-mail")
+        WEBHOOK = "webhook", _("Webhook (signed JSON)")
+        SLACK = "slack", _("Slack-compatible webhook")
+        APPRISE = "apprise", _("Apprise URL (Teams, Matrix, Mattermost, ntfy, ...)")
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     # What pages and commands show: the address, or an Apprise URL with its secrets masked.
@@ -603,6 +609,9 @@ class AlertChannel(models.Model):
     last_error_at = models.DateTimeField(null=True, blank=True)
     # Opted in to a daily digest, sent at this hour (TIME_ZONE); None: no digest.
     digest_hour = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The language its messages are written in: a code of LANGUAGES (checked by the
+    # service, not by choices, so that adding a language needs no migration).
+    language = models.CharField(max_length=10, default=default_language)
 
     class Meta:
         ordering = ["id"]
@@ -623,8 +632,8 @@ class Alert(models.Model):
     """One condition of one rule for one subject, from when it was seen until it cleared."""
 
     class State(models.TextChoices):
-        OPEN = "open", "Open"
-        RESOLVED = "resolved", "Resolved"
+        OPEN = "open", _("Open")
+        RESOLVED = "resolved", _("Resolved")
 
     rule = models.ForeignKey(AlertRule, on_delete=models.CASCADE, related_name="alerts")
     kind = models.CharField(max_length=20, choices=AlertKind.choices)
@@ -641,6 +650,9 @@ class Alert(models.Model):
     # Failures at the same job of one pipeline: "<pipeline>:<job>". Members of a group
     # point at the alert that carries the messages.
     group_key = models.CharField(max_length=300, blank=True)
+    # What it is about, as facts (`lib/alert_words`): each message is written from them
+    # in its channel's language. Empty for alerts made before Lookout was translated.
+    words = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
     group_leader = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="members"
     )
@@ -674,6 +686,19 @@ class Alert(models.Model):
     def __str__(self) -> str:
         return f"{self.title} ({self.state})"
 
+    def text(self) -> tuple[str, str]:
+        """(title, detail) in the active language; as stored when it has no words."""
+        return alert_words.alert_text(self.words) or (self.title, self.detail)
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the reader's language (templates: `alert.shown_title`)."""
+        return self.text()[0]
+
+    @property
+    def shown_detail(self) -> str:
+        return self.text()[1]
+
     def silenced(self, now: datetime | None = None) -> bool:
         return self.silenced_until is not None and self.silenced_until > (now or timezone.now())
 
@@ -689,10 +714,10 @@ class AlertMessage(models.Model):
     """The outbox: one message to one channel. Never created twice, never sent twice."""
 
     class Kind(models.TextChoices):
-        FIRED = "fired", "Fired"
-        RESOLVED = "resolved", "Resolved"
-        TEST = "test", "Test"
-        DIGEST = "digest", "Daily digest"
+        FIRED = "fired", _("Fired")
+        RESOLVED = "resolved", _("Resolved")
+        TEST = "test", _("Test")
+        DIGEST = "digest", _("Daily digest")
 
     alert = models.ForeignKey(
         Alert, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"

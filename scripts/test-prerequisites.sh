@@ -6,7 +6,8 @@
 # package. Also the OpenLDAP and SASL headers python-ldap compiles against.
 # `--build`: only those headers (the Makefile asks before installing the Python packages).
 # The OpenID Connect provider the sign-in tests start (Node's oidc-provider) is
-# installed from its lock file with npm.
+# installed from its lock file with npm. gettext (msgfmt) makes and checks the translation
+# catalogs; `--gettext`: only it (as `make lint` and `make messages` run it).
 set -euo pipefail
 
 # initdb, pg_ctl and postgres: on PATH, or where Debian keeps them (off PATH).
@@ -26,8 +27,13 @@ postgres_server_installed() {
 
 missing=()
 optional=()
-[ -f /usr/include/ldap.h ] || missing+=(libldap2-dev)
-[ -f /usr/include/sasl/sasl.h ] || missing+=(libsasl2-dev)
+[ "${1:-}" = "--build" ] || command -v msgfmt >/dev/null 2>&1 || missing+=(gettext)
+if [ "${1:-}" = "--gettext" ]; then
+  set -- --build  # nothing else: the Python packages are not built here either
+  mode_gettext_only=1
+fi
+[ -n "${mode_gettext_only:-}" ] || [ -f /usr/include/ldap.h ] || missing+=(libldap2-dev)
+[ -n "${mode_gettext_only:-}" ] || [ -f /usr/include/sasl/sasl.h ] || missing+=(libsasl2-dev)
 if [ "${1:-}" != "--build" ]; then
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)

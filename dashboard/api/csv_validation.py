@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -58,12 +59,12 @@ class CsvValidationApi(APIView):
             try:
                 value.text = value.read().decode("utf-8-sig")
             except UnicodeDecodeError:
-                raise serializers.ValidationError("The file is not UTF-8 text.") from None
+                raise serializers.ValidationError(_("The file is not UTF-8 text.")) from None
             return value
 
         def validate_pipeline(self, value: str) -> str:
             if pipeline_get(value) is None:
-                raise serializers.ValidationError("No such pipeline.")
+                raise serializers.ValidationError(_("No such pipeline."))
             return value
 
     @extend_schema(
@@ -85,12 +86,12 @@ class CsvValidationApi(APIView):
     def post(self, request: Request) -> Response:
         if not request.user.has_perm(csv_validation.VALIDATE_PERMISSION):
             return Response(
-                {"detail": "Validating CSV files needs the operator or admin role."}, 403
+                {"detail": _("Validating CSV files needs the operator or admin role.")}, 403
             )
         key = idempotency_key(request)
         if key is None:
             return Response(
-                {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+                {"detail": _("An Idempotency-Key header (16-64 characters) is required.")}, 400
             )
         length = int(request.META.get("CONTENT_LENGTH") or 0)
         if length > settings.LOOKOUT_CSV_MAX_BYTES + 16 * 1024:
@@ -109,7 +110,9 @@ class CsvValidationApi(APIView):
                 idempotency_key=key,
             )
         except actions.IdempotencyKeyReused:
-            return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+            return Response(
+                {"detail": _("This Idempotency-Key was used for another request.")}, 422
+            )
         verdict = csv_validation.csv_verdict(result.entry)
         response = action_response(
             result,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -34,7 +35,7 @@ from dashboard.lib.pipelines import pipeline_get
 from dashboard.services import actions
 from dashboard.services import levels as level_services
 
-NO_PIPELINE = Response({"detail": "No such pipeline."}, 404)
+NO_PIPELINE = Response({"detail": _("No such pipeline.")}, 404)
 KEY_NEEDED = "An Idempotency-Key header (16-64 characters) is required."
 ACTION_RESPONSES = action_responses(
     forbidden="Not allowed for this role", not_found="No such pipeline"
@@ -58,7 +59,7 @@ def _run(request: Request, permission: str, needs: str, run: Any) -> Response:
     try:
         return action_response(run(key))
     except actions.IdempotencyKeyReused:
-        return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+        return Response({"detail": _("This Idempotency-Key was used for another request.")}, 422)
 
 
 class LevelListApi(APIView):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -39,7 +40,7 @@ class MetadataFilesApi(APIView):
 
         def validate_location(self, value: Any) -> str:
             if str(value) not in {loc.uuid for loc in transfer_sources()}:
-                raise serializers.ValidationError("Not an enabled transfer source location.")
+                raise serializers.ValidationError(_("Not an enabled transfer source location."))
             return str(value)
 
         def validate_paths(self, value: list[str]) -> list[bytes]:

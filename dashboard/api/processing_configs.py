@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -84,7 +85,7 @@ class ProcessingConfigListApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         pipeline = pipeline_get(slug)
         if pipeline is None:
-            return Response({"detail": "No such pipeline."}, 404)
+            return Response({"detail": _("No such pipeline.")}, 404)
         rows = [
             _shown(name, *tasks.processing_config_shown(slug, name))
             for name in tasks.processing_config_names_shown(pipeline)
@@ -103,9 +104,11 @@ class ProcessingConfigDetailApi(APIView):
     def get(self, request: Request, slug: str, name: str) -> Response:
         pipeline = pipeline_get(slug)
         if pipeline is None:
-            return Response({"detail": "No such pipeline."}, 404)
+            return Response({"detail": _("No such pipeline.")}, 404)
         if name not in processing_config_names(pipeline=pipeline):
-            return Response({"detail": "Not one of the pipeline's processing configurations."}, 404)
+            return Response(
+                {"detail": _("Not one of the pipeline's processing configurations.")}, 404
+            )
         return Response(
             ConfigDetailSerializer(_shown(name, *tasks.processing_config_shown(slug, name))).data
         )

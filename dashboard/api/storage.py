@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -235,7 +236,7 @@ class PackageDetailApi(APIView):
     def get(self, request: Request, uuid: Any) -> Response:
         package = storage_selectors.package_get(uuid=str(uuid))
         if package is None:
-            return Response({"detail": "No such package."}, status=404)
+            return Response({"detail": _("No such package.")}, status=404)
         checks = storage_selectors.fixity_history(package_uuid=package.uuid)
         data = {
             **_package_fields(package),

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -104,15 +105,15 @@ def unit_action(
     key = idempotency_key(request)
     if key is None:
         return Response(
-            {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+            {"detail": _("An Idempotency-Key header (16-64 characters) is required.")}, 400
         )
     unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
-        return Response({"detail": "This unit is not known to Lookout (or not yet)."}, 404)
+        return Response({"detail": _("This unit is not known to Lookout (or not yet).")}, 404)
     try:
         result = run(unit, key)
     except actions.IdempotencyKeyReused:
-        return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+        return Response({"detail": _("This Idempotency-Key was used for another request.")}, 422)
     return action_response(result)
 
 
@@ -120,12 +121,12 @@ def raw_path(text: str) -> bytes:
     try:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise serializers.ValidationError("not base64") from None
+        raise serializers.ValidationError(_("not base64")) from None
     parts = [part for part in raw.split(b"/") if part not in (b"", b".")]
     if not parts:
-        raise serializers.ValidationError("a folder inside the location is needed")
+        raise serializers.ValidationError(_("a folder inside the location is needed"))
     if b".." in parts or b"\0" in raw:
-        raise serializers.ValidationError("a path may not go up a directory")
+        raise serializers.ValidationError(_("a path may not go up a directory"))
     return b"/".join(parts)
 
 
@@ -162,18 +163,18 @@ class StartTransferApi(APIView):
             slug = data.get("pipeline") or (pipeline_list()[0].slug if pipeline_list() else "")
             pipeline = pipeline_get(slug)
             if pipeline is None:
-                raise serializers.ValidationError({"pipeline": "No such pipeline."})
+                raise serializers.ValidationError({"pipeline": _("No such pipeline.")})
             data["pipeline"] = slug
             data["location"] = str(data["location"])
             if data["location"] not in {loc.uuid for loc in transfer_sources()}:
                 raise serializers.ValidationError(
-                    {"location": "Not an enabled transfer source location."}
+                    {"location": _("Not an enabled transfer source location.")}
                 )
             names = processing_config_names(pipeline=pipeline)
             config = data.get("processing_config") or names[0]
             if config not in names:
                 raise serializers.ValidationError(
-                    {"processing_config": f"One of: {', '.join(names)}."}
+                    {"processing_config": _("One of: %(names)s.") % {"names": ", ".join(names)}}
                 )
             data["processing_config"] = config
             return data
@@ -198,11 +199,13 @@ class StartTransferApi(APIView):
     )
     def post(self, request: Request) -> Response:
         if not request.user.has_perm(transfers.START_PERMISSION):
-            return Response({"detail": "Starting transfers needs the operator or admin role."}, 403)
+            return Response(
+                {"detail": _("Starting transfers needs the operator or admin role.")}, 403
+            )
         key = idempotency_key(request)
         if key is None:
             return Response(
-                {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+                {"detail": _("An Idempotency-Key header (16-64 characters) is required.")}, 400
             )
         data_in = self.InputSerializer(data=request.data)
         data_in.is_valid(raise_exception=True)
@@ -216,5 +219,7 @@ class StartTransferApi(APIView):
                 after_success=lambda: tasks.poll_pipeline_enqueue(started.pipeline),
             )
         except actions.IdempotencyKeyReused:
-            return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+            return Response(
+                {"detail": _("This Idempotency-Key was used for another request.")}, 422
+            )
         return action_response(result, transfer_uuid=transfers.started_transfer_uuid(result.entry))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -58,7 +59,7 @@ def _key_or_400(request: Request) -> str | Response:
     key = idempotency_key(request)
     if key is None:
         return Response(
-            {"detail": "An Idempotency-Key header (16-64 characters) is required."}, 400
+            {"detail": _("An Idempotency-Key header (16-64 characters) is required.")}, 400
         )
     return key
 
@@ -96,10 +97,10 @@ class UnitsHideApi(APIView):
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
             if bool(data.get("units")) == bool(data.get("failed_older_than_days")):
                 raise serializers.ValidationError(
-                    "Give either units or failed_older_than_days (one of them)."
+                    _("Give either units or failed_older_than_days (one of them).")
                 )
             if data.get("pipeline") and pipeline_get(data["pipeline"]) is None:
-                raise serializers.ValidationError({"pipeline": "No such pipeline."})
+                raise serializers.ValidationError({"pipeline": _("No such pipeline.")})
             return data
 
     @extend_schema(
@@ -130,7 +131,9 @@ class UnitsHideApi(APIView):
                 user=request.user, uuids=uuids, idempotency_key=key, criterion=criterion
             )
         except actions.IdempotencyKeyReused:
-            return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+            return Response(
+                {"detail": _("This Idempotency-Key was used for another request.")}, 422
+            )
         return _hide_response(result)
 
 
@@ -152,5 +155,7 @@ class UnitsHideUndoApi(APIView):
                 user=request.user, request_id=audit_id, idempotency_key=key
             )
         except actions.IdempotencyKeyReused:
-            return Response({"detail": "This Idempotency-Key was used for another request."}, 422)
+            return Response(
+                {"detail": _("This Idempotency-Key was used for another request.")}, 422
+            )
         return action_response(result, units=[], hide_upstream_after=None)

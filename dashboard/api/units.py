@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -137,7 +138,7 @@ class UnitDetailApi(APIView):
     def get(self, request: Request, uuid: str) -> Response:
         unit = unit_selectors.unit_get(uuid=str(uuid))
         if unit is None:
-            return Response({"detail": "No such unit."}, status=404)
+            return Response({"detail": _("No such unit.")}, status=404)
         jobs = unit_selectors.unit_jobs(unit=unit)
         fields: list[str] = list(UnitOutputSerializer().fields)
         data: dict[str, object] = {

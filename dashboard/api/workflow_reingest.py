@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -36,7 +37,7 @@ class PartialReingestStartApi(APIView):
 
         def validate_name(self, value: str) -> str:
             if "/" in value or value in {".", ".."}:
-                raise serializers.ValidationError("A directory name, without any slash.")
+                raise serializers.ValidationError(_("A directory name, without any slash."))
             return value
 
     @extend_schema(

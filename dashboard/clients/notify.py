@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import requests
 from django.core.mail import EmailMessage, get_connection
+from django.utils.translation import gettext
 
 from dashboard.clients.base import USER_AGENT
 from dashboard.lib.redaction import redact
@@ -61,12 +62,21 @@ def webhook_post(
             url, data=body, headers=headers, timeout=(timeout, timeout), allow_redirects=False
         )
     except requests.Timeout:
-        raise NotifyError(f"No answer within {timeout:g} s.") from None
+        raise NotifyError(
+            gettext("No answer within %(seconds)s s.") % {"seconds": f"{timeout:g}"}
+        ) from None
     except requests.RequestException as exc:
-        raise NotifyError(redact(f"Could not reach the webhook: {exc}")) from None
+        raise NotifyError(
+            redact(gettext("Could not reach the webhook: %(error)s") % {"error": exc})
+        ) from None
     if not 200 <= answer.status_code < 300:
         excerpt = redact(answer.text[:ERROR_BODY_LIMIT])
-        raise NotifyError(f"The webhook answered HTTP {answer.status_code}: {excerpt}".strip())
+        raise NotifyError(
+            (
+                gettext("The webhook answered HTTP %(status)s: %(excerpt)s")
+                % {"status": answer.status_code, "excerpt": excerpt}
+            ).strip()
+        )
     return answer.status_code
 
 
@@ -89,7 +99,10 @@ def email_send(
         sent = message.send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:
         raise NotifyError(
-            redact(f"The mail server refused or could not be reached: {exc}")
+            redact(
+                gettext("The mail server refused or could not be reached: %(error)s")
+                % {"error": exc}
+            )
         ) from None
     if sent != 1:
-        raise NotifyError("The mail backend sent nothing.")
+        raise NotifyError(gettext("The mail backend sent nothing."))

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 from dashboard.lib.pipelines import pipeline_list
@@ -16,21 +17,27 @@ CSV_TABLES = ("throughput", "stages", "waits", "approvals", "failures", "failed-
 # A custom period may reach this far back (the rollups are per day).
 LONGEST_CUSTOM = timedelta(days=3 * 366)
 DEFAULT_PERIOD = "30d"
+LOCALIZED_HEADERS = "localized"
 
 
 class AnalyticsFilterForm(forms.Form):
-    period = forms.ChoiceField(label="Period", required=False)
-    start = forms.DateField(label="From", required=False)
-    end = forms.DateField(label="To", required=False)
-    pipeline = forms.ChoiceField(label="Pipeline", required=False)
+    period = forms.ChoiceField(label=_("Period"), required=False)
+    start = forms.DateField(label=_("From"), required=False)
+    end = forms.DateField(label=_("To"), required=False)
+    pipeline = forms.ChoiceField(label=_("Pipeline"), required=False)
     csv = forms.ChoiceField(required=False, choices=[(t, t) for t in CSV_TABLES])
+    # The CSV's first row: the column keys (the default, for programs), or the columns'
+    # names in the reader's language.
+    headers = forms.ChoiceField(
+        required=False, choices=[(value, value) for value in ("keys", LOCALIZED_HEADERS)]
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, "Custom dates")]
+        choice_field(self, "period").choices = [*PERIODS.items(), (CUSTOM, _("Custom dates"))]
         # The picker shows the period the page reads when none is asked for.
         self.fields["period"].initial = DEFAULT_PERIOD
-        choice_field(self, "pipeline").choices = [("", "All pipelines")] + [
+        choice_field(self, "pipeline").choices = [("", _("All pipelines"))] + [
             (p.slug, p.name) for p in pipeline_list()
         ]
         for name in ("start", "end"):
@@ -42,24 +49,34 @@ class AnalyticsFilterForm(forms.Form):
             start: date | None = data.get("start")
             end: date | None = data.get("end")
             if start is None or end is None:
-                raise forms.ValidationError("A custom period needs both a start and an end date.")
+                raise forms.ValidationError(
+                    _("A custom period needs both a start and an end date.")
+                )
             if end < start:
-                raise forms.ValidationError("The end date is before the start date.")
+                raise forms.ValidationError(_("The end date is before the start date."))
             if end > timezone.localdate() or end - start > LONGEST_CUSTOM:
                 raise forms.ValidationError(
-                    "A custom period ends today at the latest and spans three years at most."
+                    _("A custom period ends today at the latest and spans three years at most.")
                 )
         return data
 
     def choices(self) -> dict[str, Any]:
         """The valid choice, or the defaults (last 30 days, all pipelines)."""
         if not self.is_bound or not self.is_valid():
-            return {"period": DEFAULT_PERIOD, "start": None, "end": None, "pipeline": "", "csv": ""}
+            return {
+                "period": DEFAULT_PERIOD,
+                "start": None,
+                "end": None,
+                "pipeline": "",
+                "csv": "",
+                "localized_headers": False,
+            }
         data = self.cleaned_data
         return {
             "period": data.get("period") or DEFAULT_PERIOD,
             "start": data.get("start"),
             "end": data.get("end"),
             "pipeline": data.get("pipeline") or "",
+            "localized_headers": data.get("headers") == LOCALIZED_HEADERS,
             "csv": data.get("csv") or "",
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import ConfirmActionForm
 from dashboard.models import ApiToken
@@ -10,7 +11,7 @@ from dashboard.models import ApiToken
 
 class ApiTokenCreateForm(ConfirmActionForm):
     name = forms.CharField(
-        label="Name",
+        label=_("Name"),
         max_length=ApiToken._meta.get_field("name").max_length,
-        help_text="What will use it, for example “nightly report script”.",
+        help_text=_("What will use it, for example “nightly report script”."),
     )

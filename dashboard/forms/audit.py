@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.lib import vocabulary
 from dashboard.models import OUTCOME_UNKNOWN, AuditEntry
 
 
 class AuditFilterForm(forms.Form):
-    outcome = forms.ChoiceField(label="Outcome", required=False)
-    user = forms.CharField(label="User", required=False, max_length=150, strip=True)
-    target = forms.CharField(label="Target", required=False, max_length=255, strip=True)
+    outcome = forms.ChoiceField(label=_("Outcome"), required=False)
+    user = forms.CharField(label=_("User"), required=False, max_length=150, strip=True)
+    target = forms.CharField(label=_("Target"), required=False, max_length=255, strip=True)
 
     FILTERS = ("outcome", "user", "target")
 
@@ -22,9 +23,11 @@ class AuditFilterForm(forms.Form):
         codes = [*AuditEntry.Outcome.values, OUTCOME_UNKNOWN]
         outcome = self.fields["outcome"]
         assert isinstance(outcome, forms.ChoiceField)
-        outcome.choices = [("", "Any")] + [(c, vocabulary.outcome(c).text) for c in codes]
-        self.fields["user"].widget.attrs.update({"placeholder": "user name"})
-        self.fields["target"].widget.attrs.update({"type": "search", "placeholder": "name or UUID"})
+        outcome.choices = [("", _("Any"))] + [(c, vocabulary.outcome(c).text) for c in codes]
+        self.fields["user"].widget.attrs.update({"placeholder": _("user name")})
+        self.fields["target"].widget.attrs.update(
+            {"type": "search", "placeholder": _("name or UUID")}
+        )
 
     def full_clean(self) -> None:
         # `?outcome=FAILED` works too, as the API's filters do.

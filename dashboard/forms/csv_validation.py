@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 from dashboard.lib.csv_validators import CSV_VALIDATORS
@@ -16,16 +17,18 @@ from dashboard.lib.vocabulary import filesize
 def too_large_message(size: int | None = None) -> str:
     limit = filesize(settings.LOOKOUT_CSV_MAX_BYTES)
     if size is None:
-        return f"The file is larger than the {limit} Lookout accepts; it was not sent."
-    return (
-        f"The file is {filesize(size)}, larger than the {limit} Lookout accepts; it was not sent."
-    )
+        return _("The file is larger than the %(limit)s Lookout accepts; it was not sent.") % {
+            "limit": limit
+        }
+    return _(
+        "The file is %(size)s, larger than the %(limit)s Lookout accepts; it was not sent."
+    ) % {"size": filesize(size), "limit": limit}
 
 
 class CsvValidationForm(forms.Form):
-    pipeline = forms.ChoiceField(label="Pipeline")
-    validator = forms.ChoiceField(label="Validator", choices=list(CSV_VALIDATORS.items()))
-    csv_file = forms.FileField(label="CSV file")
+    pipeline = forms.ChoiceField(label=_("Pipeline"))
+    validator = forms.ChoiceField(label=_("Validator"), choices=list(CSV_VALIDATORS.items()))
+    csv_file = forms.FileField(label=_("CSV file"))
     idempotency_key = forms.RegexField(
         regex=r"^[A-Za-z0-9_-]{16,64}$", widget=forms.HiddenInput, required=True
     )
@@ -50,6 +53,6 @@ class CsvValidationForm(forms.Form):
             self.cleaned_data["text"] = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise forms.ValidationError(
-                "The file is not UTF-8 text; save it as CSV UTF-8 and try again."
+                _("The file is not UTF-8 text; save it as CSV UTF-8 and try again.")
             ) from None
         return upload

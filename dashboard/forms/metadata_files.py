@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.transfers import PicksField, transfer_sources
 from dashboard.forms.units import ConfirmActionForm, choice_field
@@ -12,8 +13,8 @@ from dashboard.forms.units import ConfirmActionForm, choice_field
 
 class MetadataSourceForm(forms.Form):
     location = forms.ChoiceField(
-        label="Transfer source",
-        help_text="The storage service's locations with purpose “transfer source”.",
+        label=_("Transfer source"),
+        help_text=_("The storage service's locations with purpose “transfer source”."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -24,7 +25,9 @@ class MetadataSourceForm(forms.Form):
 
 
 class MetadataPicksForm(MetadataSourceForm):
-    picks = PicksField(label="Files", error_messages={"required": "Choose at least one file."})
+    picks = PicksField(
+        label=_("Files"), error_messages={"required": _("Choose at least one file.")}
+    )
 
 
 class MetadataFilesForm(MetadataPicksForm, ConfirmActionForm):

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import choice_field
 
 
 class CompareForm(forms.Form):
-    first = forms.ChoiceField(label="Compare")
-    second = forms.ChoiceField(label="with")
+    first = forms.ChoiceField(label=_("Compare"))
+    second = forms.ChoiceField(label=_("with"))
 
     def __init__(self, *args: Any, names: tuple[str, ...], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -24,5 +25,5 @@ class CompareForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("first") and data.get("first") == data.get("second"):
-            self.add_error("second", "Choose two different configurations.")
+            self.add_error("second", _("Choose two different configurations."))
         return data

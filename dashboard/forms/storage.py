@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.units import ConfirmActionForm, choice_field
 from dashboard.lib import vocabulary
@@ -19,12 +20,12 @@ from dashboard.selectors import storage as storage_selectors
 
 
 class PackageFilterForm(forms.Form):
-    q = forms.CharField(label="Name or UUID", required=False, max_length=200, strip=True)
-    package_type = forms.ChoiceField(label="Type", required=False)
-    status = forms.ChoiceField(label="Status", required=False)
-    location = forms.ChoiceField(label="Location", required=False)
-    pipeline = forms.ChoiceField(label="Origin pipeline", required=False)
-    sort = forms.ChoiceField(label="Sort", required=False)
+    q = forms.CharField(label=_("Name or UUID"), required=False, max_length=200, strip=True)
+    package_type = forms.ChoiceField(label=_("Type"), required=False)
+    status = forms.ChoiceField(label=_("Status"), required=False)
+    location = forms.ChoiceField(label=_("Location"), required=False)
+    pipeline = forms.ChoiceField(label=_("Origin pipeline"), required=False)
+    sort = forms.ChoiceField(label=_("Sort"), required=False)
 
     FILTERS = ("q", "package_type", "status", "location", "pipeline")
 
@@ -45,7 +46,7 @@ class PackageFilterForm(forms.Form):
             (p.uuid, p.label) for p in storage_selectors.pipeline_list()
         ]
         choice_field(self, "sort").choices = list(storage_selectors.SORT_LABELS.items())
-        self.fields["q"].widget.attrs.update({"type": "search", "placeholder": "name or UUID"})
+        self.fields["q"].widget.attrs.update({"type": "search", "placeholder": _("name or UUID")})
 
     def filters(self) -> dict[str, str]:
         """The valid filters only; an invalid field is dropped (and reported by the page)."""
@@ -64,7 +65,7 @@ class PackageFilterForm(forms.Form):
 
 # URL-safe base64 as `encode_browse_path` writes it, padding optional.
 _BROWSE_PATH = re.compile(r"[A-Za-z0-9_-]*={0,2}")
-BAD_BROWSE_PATH = (
+BAD_BROWSE_PATH = _(
     "The folder in the address (?path=…) is not valid, so nothing is listed: "
     "the address was changed or cut short."
 )
@@ -80,7 +81,7 @@ class BrowsePathForm(forms.Form):
     path = forms.CharField(
         required=False,
         max_length=8000,
-        error_messages={"max_length": "The folder in the address (?path=…) is too long."},
+        error_messages={"max_length": _("The folder in the address (?path=…) is too long.")},
     )
 
     def clean_path(self) -> bytes:
@@ -98,7 +99,7 @@ class BrowsePathForm(forms.Form):
             raise forms.ValidationError(BAD_BROWSE_PATH)
         parts = [part for part in raw.split(b"/") if part not in (b"", b".")]
         if b".." in parts:
-            raise forms.ValidationError("A path may not go up a directory.")
+            raise forms.ValidationError(_("A path may not go up a directory."))
         return b"/".join(parts)
 
 
@@ -118,13 +119,15 @@ class PackageRequestForm(ConfirmActionForm):
     """A deletion or recovery request: the storage service's administrators decide."""
 
     reason = forms.CharField(
-        label="Reason",
+        label=_("Reason"),
         max_length=2000,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Shown to the storage service's administrators who approve or reject it.",
+        help_text=_("Shown to the storage service's administrators who approve or reject it."),
     )
-    pipeline = forms.ChoiceField(label="Pipeline", help_text="The pipeline the request is made on.")
+    pipeline = forms.ChoiceField(
+        label=_("Pipeline"), help_text=_("The pipeline the request is made on.")
+    )
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -133,17 +136,19 @@ class PackageRequestForm(ConfirmActionForm):
 
 
 class ReingestForm(ConfirmActionForm):
-    pipeline = forms.ChoiceField(label="Pipeline", help_text="The pipeline that reingests it.")
+    pipeline = forms.ChoiceField(
+        label=_("Pipeline"), help_text=_("The pipeline that reingests it.")
+    )
     reingest_type = forms.ChoiceField(
-        label="Reingest type", choices=vocabulary.reingest_type_choices
+        label=_("Reingest type"), choices=vocabulary.reingest_type_choices
     )
     processing_config = forms.RegexField(
-        label="Processing configuration",
+        label=_("Processing configuration"),
         regex=r"^[A-Za-z0-9_.-]{1,100}$",
         required=False,
         initial="default",
-        help_text="Used by a full reingest; a name the pipeline knows.",
-        error_messages={"invalid": "Letters, digits, dots, dashes and underscores only."},
+        help_text=_("Used by a full reingest; a name the pipeline knows."),
+        error_messages={"invalid": _("Letters, digits, dots, dashes and underscores only.")},
     )
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:
@@ -163,7 +168,7 @@ class ReingestForm(ConfirmActionForm):
 
 class MoveForm(ConfirmActionForm):
     location = forms.ChoiceField(
-        label="Move to", help_text="Only enabled locations with the same purpose are offered."
+        label=_("Move to"), help_text=_("Only enabled locations with the same purpose are offered.")
     )
 
     def __init__(self, *args: Any, package: StoragePackage, **kwargs: Any) -> None:

@@ -10,6 +10,7 @@ import unicodedata
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.forms.storage import BrowsePathForm, encode_browse_path
 from dashboard.forms.units import ConfirmActionForm, OpenMultipleField, choice_field
@@ -21,7 +22,7 @@ from dashboard.selectors.processing_configs import processing_config_names
 TRANSFER_SOURCE = "TS"
 # The service makes `<name>-<uuid>` a directory name: 255 bytes less the UUID part.
 NAME_MAX_BYTES = 255 - 37
-NAME_RULES = (
+NAME_RULES = _(
     "Any letters, digits, spaces and punctuation, quotes included; no slash and no "
     "control characters, at most 218 bytes."
 )
@@ -30,16 +31,16 @@ NAME_RULES = (
 def validate_transfer_name(value: str) -> None:
     """Refuse the names the service cannot make a directory of (it names the transfer's)."""
     if not value.strip():
-        raise forms.ValidationError("A transfer needs a name.")
+        raise forms.ValidationError(_("A transfer needs a name."))
     if "/" in value:
-        raise forms.ValidationError("A transfer name cannot contain a slash (/).")
+        raise forms.ValidationError(_("A transfer name cannot contain a slash (/)."))
     if any(unicodedata.category(ch) in {"Cc", "Cs"} for ch in value):
-        raise forms.ValidationError("A transfer name cannot contain control characters.")
+        raise forms.ValidationError(_("A transfer name cannot contain control characters."))
     if value in {".", ".."}:
-        raise forms.ValidationError("“.” and “..” are not transfer names.")
+        raise forms.ValidationError(_("“.” and “..” are not transfer names."))
     if len(value.encode("utf-8")) > NAME_MAX_BYTES:
         raise forms.ValidationError(
-            f"This name is too long: at most {NAME_MAX_BYTES} bytes (UTF-8)."
+            _("This name is too long: at most %(limit)s bytes (UTF-8).") % {"limit": NAME_MAX_BYTES}
         )
 
 
@@ -55,17 +56,17 @@ def decode_pick(text: str) -> bytes:
         raise forms.ValidationError("; ".join(form.errors.get("path", [])))  # type: ignore[arg-type]
     path: bytes = form.cleaned_data["path"]
     if not path:
-        raise forms.ValidationError("Choose a folder inside the location, not its top.")
+        raise forms.ValidationError(_("Choose a folder inside the location, not its top."))
     return path
 
 
 class SourceForm(forms.Form):
     """Step 1: the pipeline and the transfer source location."""
 
-    pipeline = forms.ChoiceField(label="Pipeline")
+    pipeline = forms.ChoiceField(label=_("Pipeline"))
     location = forms.ChoiceField(
-        label="Transfer source",
-        help_text="The storage service's locations with purpose “transfer source”.",
+        label=_("Transfer source"),
+        help_text=_("The storage service's locations with purpose “transfer source”."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -93,23 +94,27 @@ class PicksField(OpenMultipleField):
 class TransferForm(SourceForm):
     """Steps 2 and 3: the folders chosen, then what the service needs to start the transfer."""
 
-    picks = PicksField(label="Folders", error_messages={"required": "Choose at least one folder."})
+    picks = PicksField(
+        label=_("Folders"), error_messages={"required": _("Choose at least one folder.")}
+    )
     name = forms.CharField(
-        label="Transfer name",
+        label=_("Transfer name"),
         max_length=NAME_MAX_BYTES,
         validators=[validate_transfer_name],
         help_text=NAME_RULES,
     )
     transfer_type = forms.ChoiceField(
-        label="Transfer type", choices=list(vocabulary.TRANSFER_TYPES.items()), initial="standard"
+        label=_("Transfer type"),
+        choices=list(vocabulary.TRANSFER_TYPES.items()),
+        initial="standard",
     )
-    accession = forms.CharField(label="Accession number", required=False, max_length=255)
-    processing_config = forms.ChoiceField(label="Processing configuration")
+    accession = forms.CharField(label=_("Accession number"), required=False, max_length=255)
+    processing_config = forms.ChoiceField(label=_("Processing configuration"))
     auto_approve = forms.BooleanField(
-        label="Approve automatically",
+        label=_("Approve automatically"),
         required=False,
         initial=True,
-        help_text="Otherwise the transfer waits on the Waiting page until someone approves it.",
+        help_text=_("Otherwise the transfer waits on the Waiting page until someone approves it."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

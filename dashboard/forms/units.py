@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -22,11 +23,13 @@ def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
 
 
 class UnitFilterForm(forms.Form):
-    q = forms.CharField(label="Search", required=False, max_length=200, strip=True)
-    status = forms.ChoiceField(label="Status", required=False)
-    kind = forms.ChoiceField(label="Kind", required=False)
-    pipeline = forms.ChoiceField(label="Pipeline", required=False)
-    failed_job = forms.CharField(label="Failed at job", required=False, max_length=255, strip=True)
+    q = forms.CharField(label=_("Search"), required=False, max_length=200, strip=True)
+    status = forms.ChoiceField(label=_("Status"), required=False)
+    kind = forms.ChoiceField(label=_("Kind"), required=False)
+    pipeline = forms.ChoiceField(label=_("Pipeline"), required=False)
+    failed_job = forms.CharField(
+        label=_("Failed at job"), required=False, max_length=255, strip=True
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -41,7 +44,7 @@ class UnitFilterForm(forms.Form):
             (p.slug, p.name) for p in pipeline_list()
         ]
         self.fields["q"].widget.attrs.update(
-            {"type": "search", "placeholder": "name, directory or UUID"}
+            {"type": "search", "placeholder": _("name, directory or UUID")}
         )
 
     def filters(self) -> dict[str, str]:
@@ -54,7 +57,7 @@ class UnitFilterForm(forms.Form):
 
 
 class TaskFilterForm(forms.Form):
-    nonzero = forms.BooleanField(label="Only non-zero exit codes", required=False)
+    nonzero = forms.BooleanField(label=_("Only non-zero exit codes"), required=False)
 
 
 class ConfirmActionForm(forms.Form):
@@ -89,7 +92,7 @@ class BulkHideChoiceForm(forms.Form):
 
     units = UuidsField(required=False)
     failed_older_than = forms.IntegerField(
-        label="Failed more than this many days ago", required=False, min_value=1, max_value=3650
+        label=_("Failed more than this many days ago"), required=False, min_value=1, max_value=3650
     )
     pipeline = forms.CharField(required=False, max_length=40)
 
@@ -97,13 +100,13 @@ class BulkHideChoiceForm(forms.Form):
         data = super().clean() or {}
         if not data.get("units") and not data.get("failed_older_than"):
             raise forms.ValidationError(
-                "Tick the finished units to hide, or give a number of days for failed units."
+                _("Tick the finished units to hide, or give a number of days for failed units.")
             )
         return data
 
 
 class BulkHideConfirmForm(ConfirmActionForm):
-    units = UuidsField(error_messages={"required": "No unit to hide."})
+    units = UuidsField(error_messages={"required": _("No unit to hide.")})
     criterion = forms.CharField(widget=forms.HiddenInput, required=False, max_length=200)
 
 
@@ -115,15 +118,17 @@ class PartialReingestForm(ConfirmActionForm):
     """Starting a partial reingest: the AIP's directory name in the shared tmp area."""
 
     name = forms.CharField(
-        label="AIP name",
+        label=_("AIP name"),
         max_length=255,
         strip=True,
-        help_text="The AIP's directory in the workflow service's shared tmp area, where the "
-        "storage service extracts it for a reingest (usually <name>-<UUID>).",
+        help_text=_(
+            "The AIP's directory in the workflow service's shared tmp area, where the "
+            "storage service extracts it for a reingest (usually <name>-<UUID>)."
+        ),
     )
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"]
         if "/" in name or name in {".", ".."}:
-            raise forms.ValidationError("A directory name, without any slash.")
+            raise forms.ValidationError(_("A directory name, without any slash."))
         return name

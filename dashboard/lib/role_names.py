@@ -6,11 +6,12 @@ without importing what it serves."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Role(models.TextChoices):
     """The groups a user can be put in; `roles.py` gives what each may do."""
 
-    VIEWER = "viewer", "Viewer"
-    OPERATOR = "operator", "Operator"
-    ADMIN = "admin", "Admin"
+    VIEWER = "viewer", _("Viewer")
+    OPERATOR = "operator", _("Operator")
+    ADMIN = "admin", _("Admin")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
 
 DEFAULT_WIDTH = 240
 DEFAULT_HEIGHT = 60
@@ -71,30 +72,36 @@ def sparkline_points(
     return points
 
 
-def sparkline_text(values: Sequence[float], *, subject: str, period: str) -> str:
-    """The chart as a sentence, for screen readers and for anyone who cannot see colour."""
+def sparkline_text(values: Sequence[float]) -> str:
+    """The chart of completions per hour as a sentence, for screen readers and for anyone
+    who cannot see colour, in the active language."""
     numbers = _checked(values)
     if not numbers:
-        return f"No {subject} recorded yet."
+        return gettext("No completions recorded yet.")
     total = sum(numbers)
-    noun = subject[:-1] if total == 1 and subject.endswith("s") else subject
-    return (
-        f"{_count(total)} {noun} over the last {len(numbers)} {period}s; "
-        f"busiest {period}: {_count(max(numbers))}; latest {period}: {_count(numbers[-1])}."
-    )
+    return ngettext(
+        "%(total)s completion over the last %(hours)s hours; busiest hour: %(busiest)s; "
+        "latest hour: %(latest)s.",
+        "%(total)s completions over the last %(hours)s hours; busiest hour: %(busiest)s; "
+        "latest hour: %(latest)s.",
+        int(total),
+    ) % {
+        "total": _count(total),
+        "hours": len(numbers),
+        "busiest": _count(max(numbers)),
+        "latest": _count(numbers[-1]),
+    }
 
 
 def sparkline_svg(
     values: Sequence[float],
     *,
     title: str,
-    subject: str = "completions",
-    period: str = "hour",
     width: int = DEFAULT_WIDTH,
     height: int = DEFAULT_HEIGHT,
 ) -> Sparkline:
     """An inline SVG (role img, with title and description) scaled by CSS to its box."""
-    text = sparkline_text(values, subject=subject, period=period)
+    text = sparkline_text(values)
     points = sparkline_points(values, width=width, height=height)
     if not points:
         points = [(0.0, height - PADDING), (float(width), height - PADDING)]

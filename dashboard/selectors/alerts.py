@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
+from django_stubs_ext import StrOrPromise
 
 from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule
 
@@ -106,5 +107,5 @@ def alert_settings_get() -> AlertSettings:
     )
 
 
-def alert_kind_choices() -> list[tuple[str, str]]:
+def alert_kind_choices() -> list[tuple[str, StrOrPromise]]:
     return list(AlertKind.choices)

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -34,6 +35,7 @@ def _oldest_waiting(now: datetime) -> dict[str, Any] | None:
         "uuid": str(unit.uuid),
         "name": unit.name or str(unit.uuid),
         "kind": vocabulary.unit_kind_label(unit.kind) if unit.kind else "Unit",
+        "unit_kind": unit.kind,
         "pipeline": unit.pipeline,
         "decision": unit.decision,
         "waiting_since": since.isoformat(),
@@ -52,7 +54,7 @@ def digest_contents(*, now: datetime) -> dict[str, Any]:
         {
             "pipeline": slug,
             "pipeline_name": name,
-            "job": group.job or "an unknown job",
+            "job": group.job or _("an unknown job"),
             "count": group.count,
             "last_failed_at": group.last_failed_at.isoformat() if group.last_failed_at else None,
         }

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import DatabaseError, connection
+from django.utils.translation import gettext as _
 
 from dashboard.selectors import freshness
 
@@ -32,7 +33,7 @@ def _cache(*, details: bool) -> Check:
     try:
         cache.set("healthz-probe", probe, 30)
         if cache.get("healthz-probe") != probe:
-            return Check("cache", False, "a value written was not read back")
+            return Check("cache", False, _("a value written was not read back"))
         return Check("cache", True, "answers")
     except Exception as exc:  # any backend failure means the cache is down
         return Check("cache", False, f"no answer: {exc}" if details else "no answer")
@@ -47,13 +48,16 @@ def health_checks(*, details: bool = True) -> list[Check]:
     for service in freshness.service_health_list():
         limit = freshness.STALE_AFTER_INTERVALS * service.interval_seconds
         if service.last_success_at is None:
-            reason = "has never succeeded"
+            reason = _("has never succeeded")
             if details and service.last_error:
-                reason += f"; last error: {service.last_error}"
+                reason += _("; last error: %(error)s") % {"error": service.last_error}
         elif service.stale:
-            reason = f"last success {int(service.age_seconds or 0)} s ago (limit {limit} s)"
+            reason = _("last success %(age)s s ago (limit %(limit)s s)") % {
+                "age": int(service.age_seconds or 0),
+                "limit": limit,
+            }
             if details and service.last_error:
-                reason += f"; last error: {service.last_error}"
+                reason += _("; last error: %(error)s") % {"error": service.last_error}
         else:
             reason = f"last success {int(service.age_seconds or 0)} s ago"
         checks.append(Check(f"poll:{service.service}", not service.stale, reason))

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 from django.core.cache import cache
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from dashboard.lib import vocabulary
 from dashboard.lib.cache_state import listing_key, listing_request_key
@@ -50,8 +52,8 @@ PACKAGE_SORTS: dict[str, tuple[Any, ...]] = {
     "status": ("status", "name", "uuid"),
 }
 SORT_LABELS = {
-    "-stored": "Newest stored first",
-    "stored": "Oldest stored first",
+    "-stored": gettext_lazy("Newest stored first"),
+    "stored": gettext_lazy("Oldest stored first"),
     "-size": "Largest first",
     "size": "Smallest first",
     "name": "Name A–Z",
@@ -581,8 +583,8 @@ class PackageOperation:
 
 def _no_file_reason(status: str) -> str:
     if status == "DELETED":
-        return "The package is deleted: the storage service has no file left to read."
-    return "The package has no stored file."
+        return _("The package is deleted: the storage service has no file left to read.")
+    return _("The package has no stored file.")
 
 
 def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
@@ -597,7 +599,8 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
     # Set while a reingest runs; the service answers 409 to another one.
     reingest_pipeline = (package.misc_attributes or {}).get("reingest_pipeline")
     reingesting = (
-        f"A reingest on {pipeline_label(str(reingest_pipeline))} is under way."
+        _("A reingest on %(pipeline)s is under way.")
+        % {"pipeline": pipeline_label(str(reingest_pipeline))}
         if reingest_pipeline
         else ""
     )
@@ -619,7 +622,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Check fixity",
             operate,
             [
-                (ptype in BAG_TYPES, "Only AIPs and AICs are bags that can be checked."),
+                (ptype in BAG_TYPES, _("Only AIPs and AICs are bags that can be checked.")),
                 (has_file, no_file),
             ],
         ),
@@ -629,10 +632,10 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Move",
             operate,
             [
-                (status == "UPLOADED", "Only an uploaded package can be moved."),
+                (status == "UPLOADED", _("Only an uploaded package can be moved.")),
                 (
                     bool(move_destinations(package=package)),
-                    "There is no other enabled location with the same purpose.",
+                    _("There is no other enabled location with the same purpose."),
                 ),
             ],
         ),
@@ -641,8 +644,8 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Reingest",
             reingest,
             [
-                (ptype in BAG_TYPES, "Only AIPs and AICs can be reingested."),
-                (status == "UPLOADED", "Only an uploaded package can be reingested."),
+                (ptype in BAG_TYPES, _("Only AIPs and AICs can be reingested.")),
+                (status == "UPLOADED", _("Only an uploaded package can be reingested.")),
                 (not reingest_pipeline, reingesting),
             ],
         ),
@@ -653,9 +656,12 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             [
                 (
                     ptype in DELETABLE_TYPES,
-                    "The storage service deletes AIPs, AICs and transfers only.",
+                    _("The storage service deletes AIPs, AICs and transfers only."),
                 ),
-                (status not in {"DELETED", "DEL_REQ"}, "Deletion was already requested or done."),
+                (
+                    status not in {"DELETED", "DEL_REQ"},
+                    _("Deletion was already requested or done."),
+                ),
             ],
         ),
         op(
@@ -663,10 +669,10 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
             "Request recovery",
             request,
             [
-                (ptype in RECOVERABLE_TYPES, "Only AIPs and AICs can be recovered."),
+                (ptype in RECOVERABLE_TYPES, _("Only AIPs and AICs can be recovered.")),
                 (
                     status not in {"DELETED", "RECOVER_REQ"},
-                    "Recovery was already requested, or the AIP is deleted.",
+                    _("Recovery was already requested, or the AIP is deleted."),
                 ),
             ],
         ),

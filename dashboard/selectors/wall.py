@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -31,8 +33,8 @@ CAPACITY_ROWS = 6
 
 def freshness_label(age_seconds: float | None) -> str:
     if age_seconds is None:
-        return "has never answered"
-    return f"no fresh data for {vocabulary.duration(age_seconds)}"
+        return _("has never answered")
+    return _("no fresh data for %(duration)s") % {"duration": vocabulary.duration(age_seconds)}
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class StaleService:
     @property
     def age_label(self) -> str:
         if not self.polled:
-            return "not asked yet"
+            return _("not asked yet")
         return freshness_label(self.age_seconds)
 
 
@@ -114,7 +116,9 @@ class PipelineTile:
 
     @property
     def chart(self) -> Sparkline:
-        return sparkline_svg(self.throughput, title=f"Completions per hour, {self.name}")
+        return sparkline_svg(
+            self.throughput, title=_("Completions per hour, %(pipeline)s") % {"pipeline": self.name}
+        )
 
 
 def _pipeline_tile(summary: PipelineSummary, now: datetime) -> PipelineTile:
@@ -244,16 +248,37 @@ class WallState:
     def attention_items(self) -> tuple[str, ...]:
         """What needs a person, in words, most urgent first."""
         items = []
-        count_noun = vocabulary.count_noun
         if self.awaiting_total:
-            items.append(count_noun(self.awaiting_total, "decision") + " waiting")
+            items.append(
+                ngettext(
+                    "%(count)s decision waiting", "%(count)s decisions waiting", self.awaiting_total
+                )
+                % {"count": self.awaiting_total}
+            )
         if self.failed_total:
-            items.append(count_noun(self.failed_total, "failure") + " in 24 h")
+            items.append(
+                ngettext(
+                    "%(count)s failure in 24 h", "%(count)s failures in 24 h", self.failed_total
+                )
+                % {"count": self.failed_total}
+            )
         if self.stale_services:
-            items.append(count_noun(len(self.stale_services), "service") + " not answering")
+            stale = len(self.stale_services)
+            items.append(
+                ngettext(
+                    "%(count)s service not answering", "%(count)s services not answering", stale
+                )
+                % {"count": stale}
+            )
         if self.capacity_alerts:
-            nearly_full = vocabulary.capacity_label("critical").lower()
-            items.append(f"{count_noun(self.capacity_alerts, 'store')} {nearly_full}")
+            items.append(
+                ngettext(
+                    "%(count)s store nearly full",
+                    "%(count)s stores nearly full",
+                    self.capacity_alerts,
+                )
+                % {"count": self.capacity_alerts}
+            )
         return tuple(items)
 
 

@@ -41,6 +41,8 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from dashboard.clients.base import (
     UpstreamAuthError,
@@ -61,15 +63,15 @@ APPROVE_PERMISSION = "dashboard.approve_transfer"
 HIDE_PERMISSION = "dashboard.hide_unit"
 
 Outcome = AuditEntry.Outcome
-ALREADY_RUNNING_MESSAGE = (
+ALREADY_RUNNING_MESSAGE = gettext_noop(
     "The same action on the same target was already being carried out by another "
     "request, so this one was not sent. Its outcome is in the audit log."
 )
-INTERRUPTED_MESSAGE = (
+INTERRUPTED_MESSAGE = gettext_noop(
     "The request that started this action was interrupted before it recorded an answer; "
     "check the upstream service for whether it was done."
 )
-UNEXPECTED_ERROR_MESSAGE = (
+UNEXPECTED_ERROR_MESSAGE = gettext_noop(
     "Lookout hit an unexpected error during this action, so whether the upstream service "
     "did it is not known. Check there before trying again."
 )
@@ -151,7 +153,7 @@ def _claim(
                 **defaults,
                 "outcome": Outcome.REFUSED,
                 "finished_at": timezone.now(),
-                "upstream_message": ALREADY_RUNNING_MESSAGE,
+                "upstream_message": _(ALREADY_RUNNING_MESSAGE),
             },
         )
         return refused, True
@@ -170,7 +172,7 @@ def _interrupted_cleared(*, action: str, target: str) -> bool:
         if entry.outcome_unknown
     ]
     for entry in stale:
-        _finish(entry, Outcome.FAILED, None, INTERRUPTED_MESSAGE)
+        _finish(entry, Outcome.FAILED, None, _(INTERRUPTED_MESSAGE))
     return bool(stale)
 
 
@@ -190,24 +192,26 @@ def _timed_out(exc: UpstreamError) -> bool:
 def _failure(exc: UpstreamError) -> tuple[str, str]:
     """The outcome and the message to show for an upstream error."""
     if _timed_out(exc):
-        return Outcome.TIMED_OUT, (
-            f"The {exc.service} service did not answer in time, so whether it acted is "
-            f"not known: {exc.message}"
-        )
+        return Outcome.TIMED_OUT, _(
+            "The %(service)s service did not answer in time, so whether it acted is "
+            "not known: %(error)s"
+        ) % {"service": exc.service, "error": exc.message}
     if isinstance(exc, UpstreamUnavailable):
-        return Outcome.FAILED, f"The {exc.service} service could not be reached: {exc.message}"
+        return Outcome.FAILED, _("The %(service)s service could not be reached: %(error)s") % {
+            "service": exc.service,
+            "error": exc.message,
+        }
     if isinstance(exc, UpstreamAuthError | UpstreamConfigError):
-        return Outcome.FAILED, (
-            f"The {exc.service} service did not accept Lookout's credentials or settings: "
-            f"{exc.upstream_message or exc.message}"
-        )
+        return Outcome.FAILED, _(
+            "The %(service)s service did not accept Lookout's credentials or settings: %(error)s"
+        ) % {"service": exc.service, "error": exc.upstream_message or exc.message}
     if exc.accepted:
         # Not a refusal: the service took the request, so it may well have acted, and
         # reporting "refused" would invite a second, doubled, try.
-        return Outcome.FAILED, (
-            f"The {exc.service} service accepted the request (HTTP {exc.status}) but its "
-            f"answer could not be read, so whether it acted is not known: {exc.message}"
-        )
+        return Outcome.FAILED, _(
+            "The %(service)s service accepted the request (HTTP %(status)s) but its "
+            "answer could not be read, so whether it acted is not known: %(error)s"
+        ) % {"service": exc.service, "status": exc.status, "error": exc.message}
     # The service answered and said no: its own words are what the user needs.
     return Outcome.REFUSED, exc.upstream_message or exc.message
 
@@ -228,7 +232,7 @@ def action_perform(
 ) -> ActionResult:
     """Run one audited, idempotent operator action; see the module docstring."""
     if not user.is_authenticated or not user.has_perm(permission):
-        raise PermissionDenied(f"{_actor_name(user)} may not {action}")
+        raise PermissionDenied(f"{_actor_name(user)} may not {action}")  # notranslate: logged
     entry, claimed = _claim(
         user=user,
         key=idempotency_key,
@@ -263,7 +267,7 @@ def action_perform(
         # A bug or an answer no parser expected: the row must not stay PENDING, and
         # nobody can tell whether the service acted, so say so rather than guess.
         log.exception("%s of %s by %s ended unexpectedly", action, target, entry.actor_name)
-        _finish(entry, Outcome.FAILED, None, UNEXPECTED_ERROR_MESSAGE)
+        _finish(entry, Outcome.FAILED, None, _(UNEXPECTED_ERROR_MESSAGE))
     else:
         outcome = Outcome.REFUSED if answer.declined else Outcome.DONE
         if answer.queued and not answer.declined:
@@ -335,7 +339,10 @@ def timed_out_approvals_settle(*, pipeline: str) -> int:
 def workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
     if pipeline is None:
-        raise ActionNotPossible(f"Pipeline {pipeline_slug!r} is no longer configured.")
+        raise ActionNotPossible(
+            _("Pipeline “%(pipeline_slug)s” is no longer configured.")
+            % {"pipeline_slug": pipeline_slug}
+        )
     return get_workflow_client(pipeline.client_config())
 
 
@@ -383,12 +390,14 @@ def transfer_approve(
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.approvable:
-            raise ActionNotPossible("This transfer is no longer waiting for approval.")
+            raise ActionNotPossible(_("This transfer is no longer waiting for approval."))
         client = workflow_client(current.pipeline)
         result = client.approve_transfer(
             directory=current.directory, transfer_type=current.approval_transfer_type
         )
-        return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
+        return UpstreamAnswer(
+            _("Approval successful: transfer %(uuid)s started.") % {"uuid": result.uuid}
+        )
 
     return unit_action_perform(
         user=user,
@@ -415,7 +424,7 @@ def unit_hide(
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not current.finished:
-            raise ActionNotPossible("Only a completed, failed or rejected unit can be hidden.")
+            raise ActionNotPossible(_("Only a completed, failed or rejected unit can be hidden."))
         client = workflow_client(current.pipeline)
         if current.kind == "sip":
             removed = client.hide_ingest(current.uuid)
@@ -423,8 +432,10 @@ def unit_hide(
             removed = client.hide_transfer(current.uuid)
         if not removed:
             return UpstreamAnswer(
-                "The workflow service did not hide it (it answers so for a unit that is "
-                "still running, unknown to it, or already hidden).",
+                _(
+                    "The workflow service did not hide it (it answers so for a unit that is "
+                    "still running, unknown to it, or already hidden)."
+                ),
                 status=409,
                 declined=True,
             )
@@ -432,7 +443,7 @@ def unit_hide(
             hidden=True, hidden_by=_actor_name(user), hidden_at=timezone.now()
         )
         page_cache.bump()
-        return UpstreamAnswer("The workflow service hid it.")
+        return UpstreamAnswer(_("The workflow service hid it."))
 
     return unit_action_perform(
         user=user,

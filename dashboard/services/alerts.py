@@ -37,11 +37,12 @@ from django.core.validators import URLValidator, validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext as _
 
 from dashboard.clients import apprise_notify, notify
-from dashboard.lib import page_cache, vocabulary
+from dashboard.lib import alert_words, page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
     Alert,
@@ -156,13 +157,13 @@ def alert_rule_update(
 ) -> AlertRule:
     rule = AlertRule.objects.filter(pk=rule_id).first()
     if rule is None:
-        raise AlertError(f"There is no alert rule with id {rule_id}.")
+        raise AlertError(_("There is no alert rule with id %(rule_id)s.") % {"rule_id": rule_id})
     if threshold < 0 or (rule.kind == AlertKind.STORAGE_FULL and not 1 <= threshold <= 100):
-        raise AlertError("A fill threshold is a percentage from 1 to 100.")
+        raise AlertError(_("A fill threshold is a percentage from 1 to 100."))
     if rule.kind in {AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK, AlertKind.SERVICE_STALE} and (
         threshold < 1
     ):
-        raise AlertError("This threshold must be at least 1.")
+        raise AlertError(_("This threshold must be at least 1."))
     _change_audited(
         rule,
         {"enabled": enabled, "threshold": threshold},
@@ -205,11 +206,11 @@ def alert_rule_add(
 ) -> AlertRule:
     """A rule for one pipeline (or all), sending to every channel there is."""
     if kind not in AlertKind.values:
-        raise AlertError(f"There is no rule kind {kind!r}.")
+        raise AlertError(_("There is no rule kind “%(kind)s”.") % {"kind": kind})
     if pipeline and pipeline not in {p.slug for p in pipeline_list()}:
-        raise AlertError(f"There is no pipeline {pipeline!r}.")
+        raise AlertError(_("There is no pipeline “%(pipeline)s”.") % {"pipeline": pipeline})
     if AlertRule.objects.filter(kind=kind, pipeline=pipeline).exists():
-        raise AlertError("That rule exists already; change its threshold instead.")
+        raise AlertError(_("That rule exists already; change its threshold instead."))
     try:
         with transaction.atomic():
             rule = AlertRule.objects.create(kind=kind, pipeline=pipeline, threshold=threshold)
@@ -224,7 +225,7 @@ def alert_rule_add(
                 parameters={"threshold": threshold},
             )
     except IntegrityError:
-        raise AlertError("That rule exists already; change its threshold instead.") from None
+        raise AlertError(_("That rule exists already; change its threshold instead.")) from None
     return rule
 
 
@@ -265,24 +266,55 @@ def _validate_target(kind: str, target: str) -> ChannelTarget:
         elif kind in {AlertChannel.Kind.WEBHOOK, AlertChannel.Kind.SLACK}:
             URLValidator(schemes=["http", "https"])(target)
         else:
-            raise AlertError(f"A channel is email, webhook, slack or apprise, not {kind!r}.")
+            raise AlertError(
+                gettext("A channel is email, webhook, slack or apprise, not “%(kind)s”.")
+                % {"kind": kind}
+            )
     except ValidationError:
-        what = "an e-mail address" if kind == AlertChannel.Kind.EMAIL else "an http(s) URL"
-        raise AlertError(f"{target!r} is not {what}.") from None
+        text = (
+            gettext("“%(target)s” is not an e-mail address.")
+            if kind == AlertChannel.Kind.EMAIL
+            else gettext("“%(target)s” is not an http(s) URL.")
+        )
+        raise AlertError(text % {"target": target}) from None
     if kind == AlertChannel.Kind.WEBHOOK:
         return ChannelTarget(shown=target, secret=secrets.token_hex(32))
     return ChannelTarget(shown=target)
 
 
+def _validate_language(language: str | None) -> str:
+    """A code of LANGUAGES (the site's own when none is given)."""
+    language = language or settings.LANGUAGE_CODE
+    if language not in dict(settings.LANGUAGES):
+        codes = ", ".join(code for code, _name in settings.LANGUAGES)
+        raise AlertError(
+            gettext("%(language)s is not one of Lookout's languages (%(codes)s).")
+            % {"language": language, "codes": codes}
+        )
+    return language
+
+
 def alert_channel_add(
-    *, kind: str, target: str, actor: Actor | None = None, actor_name: str = ""
+    *,
+    kind: str,
+    target: str,
+    language: str | None = None,
+    actor: Actor | None = None,
+    actor_name: str = "",
 ) -> AddedChannel:
-    """Make a channel and subscribe it to every default rule, so it needs no other step."""
+    """Make a channel and subscribe it to every default rule, so it needs no other step.
+
+    Its messages are written in `language` (the site's own by default)."""
     checked = _validate_target(kind, target)
+    language = _validate_language(language)
     alert_rules_ensure_defaults()
     with transaction.atomic():
         channel = AlertChannel.objects.create(
-            kind=kind, target=checked.shown, secret=checked.secret, created_by=actor_name[:150]
+            kind=kind,
+            target=checked.shown,
+            secret=checked.secret,
+            language=language,
+            created_by=actor_name[:150],
         )
         for rule in AlertRule.objects.filter(is_default=True):
             rule.channels.add(channel)
@@ -305,7 +337,9 @@ def alert_channel_remove(
     with transaction.atomic():
         channel = AlertChannel.objects.select_for_update().filter(pk=channel_id).first()
         if channel is None:
-            raise AlertError(f"There is no alert channel with id {channel_id}.")
+            raise AlertError(
+                gettext("There is no alert channel with id %(id)s.") % {"id": channel_id}
+            )
         label = str(channel)
         _audit(
             action="alert_channel_remove",
@@ -331,7 +365,7 @@ def alert_channel_test(
     """Send a test message now, through the outbox like any other, and say how it went."""
     channel = AlertChannel.objects.filter(pk=channel_id).first()
     if channel is None:
-        raise AlertError(f"There is no alert channel with id {channel_id}.")
+        raise AlertError(gettext("There is no alert channel with id %(id)s.") % {"id": channel_id})
     now = timezone.now()
     message = AlertMessage.objects.create(
         alert=None,
@@ -361,15 +395,19 @@ def alert_channel_test(
 
 @dataclass(frozen=True)
 class Condition:
-    """One thing a rule found true right now."""
+    """One thing a rule found true right now; `words` say it in any language."""
 
     subject: str
-    title: str
+    words: dict[str, Any]
     opened_at: datetime
-    detail: str = ""
     link: str = ""
     pipeline: str = ""
     group_key: str = ""
+
+    @property
+    def text(self) -> tuple[str, str]:
+        """(title, detail) in the active language."""
+        return alert_words.alert_text(self.words) or ("", "")
 
 
 @dataclass
@@ -389,17 +427,15 @@ class EvaluationSummary:
 
 
 def _when(moment: datetime | None) -> str:
-    if moment is None:
-        return "unknown time"
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return vocabulary.moment(moment)
 
 
 def _unit_link(uuid_: str) -> str:
     return reverse("dashboard:unit-detail", kwargs={"uuid": uuid_})
 
 
-def _unit_noun(kind: str) -> str:
-    return vocabulary.unit_kind_label(kind) if kind else "Unit"
+def _unit_words(what: str, row: dict[str, Any], **facts: Any) -> dict[str, Any]:
+    return {"what": what, "unit_kind": row["kind"], "name": row["name"] or row["uuid"], **facts}
 
 
 def _pipelines_for(rule: AlertRule) -> list[str]:
@@ -444,15 +480,19 @@ def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Conditio
             # poll (the status shows the clean-up step): wait for it, a few minutes at most.
             if not row["failed_job"] and now - row["updated_at"] < FAILED_JOB_PATIENCE:
                 continue
-            job = row["failed_job"] or row["microservice"] or "an unknown job"
+            job = row["failed_job"] or row["microservice"] or ""
             at = row["failed_at"] or row["updated_at"]
             observed = row["failed_at_from"] == TimesFrom.OBSERVED or row["failed_at"] is None
             found.append(
                 Condition(
                     subject=f"unit:{slug}:{row['uuid']}",
-                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} failed at {job}",
-                    detail=f"Failed at {job} on {_when(at)}"
-                    + (" (first seen by Lookout)" if observed else " (workflow service's time)"),
+                    words=_unit_words(
+                        alert_words.UNIT_FAILED,
+                        row,
+                        job=job,
+                        at=at.isoformat(),
+                        observed=observed,
+                    ),
                     link=_unit_link(row["uuid"]),
                     pipeline=slug,
                     opened_at=at,
@@ -464,15 +504,17 @@ def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Conditio
         waiting = units.filter(awaiting_decision=True, waiting_since__lt=now - limit)
         for row in waiting.values(*UNIT_FIELDS).iterator():
             since = row["waiting_since"]
-            at_least = " at least" if row["waiting_since_from"] == TimesFrom.OBSERVED else ""
             found.append(
                 Condition(
                     subject=f"unit:{slug}:{row['uuid']}",
-                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} has waited"
-                    f"{at_least} {vocabulary.duration((now - since).total_seconds())} "
-                    "for a decision",
-                    detail=f"Waiting since {_when(since)}"
-                    + (f": {row['decision']}" if row["decision"] else ""),
+                    words=_unit_words(
+                        alert_words.UNIT_WAITING,
+                        row,
+                        seconds=(now - since).total_seconds(),
+                        at_least=row["waiting_since_from"] == TimesFrom.OBSERVED,
+                        since=since.isoformat(),
+                        decision=row["decision"] or "",
+                    ),
                     link=_unit_link(row["uuid"]),
                     pipeline=slug,
                     opened_at=since + limit,
@@ -488,9 +530,13 @@ def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Conditio
             found.append(
                 Condition(
                     subject=f"unit:{slug}:{row['uuid']}",
-                    title=f"{_unit_noun(row['kind'])} {row['name'] or row['uuid']} has made no "
-                    f"progress for {vocabulary.duration((now - since).total_seconds())}",
-                    detail=f"In {row['microservice'] or 'its current step'} since {_when(since)}",
+                    words=_unit_words(
+                        alert_words.UNIT_STUCK,
+                        row,
+                        seconds=(now - since).total_seconds(),
+                        microservice=row["microservice"] or "",
+                        since=since.isoformat(),
+                    ),
                     link=_unit_link(row["uuid"]),
                     pipeline=slug,
                     opened_at=since + limit,
@@ -513,17 +559,20 @@ def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
             if now - health.last_success_at <= limit:
                 continue
             opened = health.last_success_at + limit
-            since = f"Last good poll {_when(health.last_success_at)}"
         else:
             opened = health.last_attempt_at
-            since = "Never polled successfully"
-        label = vocabulary.service_label(health.service, names)
         found.append(
             Condition(
                 subject=f"service:{health.service}",
-                title=f"{label} is stale",
-                detail=f"{since}."
-                + (f" Last error: {health.last_error}" if health.last_error else ""),
+                words={
+                    "what": alert_words.SERVICE_STALE,
+                    "service": health.service,
+                    "pipeline_name": names.get(health.service.partition(":")[2], ""),
+                    "last_success": health.last_success_at.isoformat()
+                    if health.last_success_at
+                    else None,
+                    "error": health.last_error or "",
+                },
                 link=reverse("dashboard:home"),
                 pipeline=health.service.removeprefix("workflow:")
                 if health.service.startswith("workflow:")
@@ -543,13 +592,13 @@ def _as_int(value: Any) -> int | None:
 
 def _storage_conditions(rule: AlertRule, summary: dict[str, Any]) -> list[Condition]:
     fetched_at = summary.get("fetched_at") or timezone.now()
-    stores: list[tuple[str, str, int | None, int | None]] = []
+    stores: list[tuple[str, dict[str, Any], int | None, int | None]] = []
     for space in summary.get("spaces") or ():
         name = str(space.get("path") or space.get("uuid", ""))
         stores.append(
             (
                 f"space:{space.get('uuid')}",
-                f"Space {name}",
+                {"store": "space", "name": name},
                 _as_int(space.get("used")),
                 _as_int(space.get("size")),
             )
@@ -563,20 +612,19 @@ def _storage_conditions(rule: AlertRule, summary: dict[str, Any]) -> list[Condit
         stores.append(
             (
                 f"location:{location.get('uuid')}",
-                f"{vocabulary.purpose_label(str(location.get('purpose') or ''))} location {name}",
+                {"store": "location", "name": name, "purpose": str(location.get("purpose") or "")},
                 _as_int(location.get("used")),
                 _as_int(location.get("quota")),
             )
         )
     found = []
-    for subject, label, used, limit in stores:
+    for subject, store, used, limit in stores:
         if not limit or used is None or 100 * used < rule.threshold * limit:
             continue
         found.append(
             Condition(
                 subject=subject,
-                title=f"{label} is {100 * used // limit} % full",
-                detail=vocabulary.usage_text(used, limit),
+                words={"what": alert_words.STORAGE_FULL, **store, "used": used, "limit": limit},
                 link=reverse("dashboard:storage-overview"),
                 opened_at=fetched_at,
             )
@@ -596,8 +644,11 @@ def _fixity_conditions() -> list[Condition]:
         found.append(
             Condition(
                 subject=f"fixity:{package}",
-                title=f"Fixity check of package {package} failed",
-                detail=(check.message or "")[:500],
+                words={
+                    "what": alert_words.FIXITY_FAILED,
+                    "package": package,
+                    "message": (check.message or "")[:500],
+                },
                 link=reverse("dashboard:storage-package-detail", kwargs={"uuid": package}),
                 opened_at=check.checked_at,
             )
@@ -674,14 +725,16 @@ def _open(
     summary: EvaluationSummary,
 ) -> None:
     leader = None if baseline else _group_leader(rule, condition)
+    title, detail = condition.text
     alert = Alert(
         rule=rule,
         kind=rule.kind,
         subject=condition.subject,
         scope=scope,
         pipeline=condition.pipeline,
-        title=condition.title[:300],
-        detail=condition.detail,
+        title=title[:300],
+        detail=detail,
+        words=condition.words,
         link=condition.link,
         group_key=condition.group_key,
         group_leader=leader,
@@ -798,24 +851,49 @@ def digests_queue(*, now: datetime | None = None) -> int:
     return len(rows)
 
 
-def alert_channel_digest_set(
-    *, channel_id: int, hour: int | None, actor: Actor | None = None, actor_name: str = ""
+def _channel_change(
+    channel_id: int, changes: dict[str, Any], *, action: str, actor: Actor | None, actor_name: str
 ) -> AlertChannel:
-    """Opt a channel in to a daily digest at `hour` (0-23, TIME_ZONE), or out with None."""
-    if hour is not None and not 0 <= hour <= 23:
-        raise AlertError("A digest hour is a whole hour from 0 to 23.")
     channel = AlertChannel.objects.filter(pk=channel_id).first()
     if channel is None:
-        raise AlertError(f"There is no alert channel with id {channel_id}.")
+        raise AlertError(gettext("There is no alert channel with id %(id)s.") % {"id": channel_id})
     _change_audited(
         channel,
-        {"digest_hour": hour},
-        action="alert_channel_digest",
+        changes,
+        action=action,
         target_kind="alert_channel",
         actor=actor,
         actor_name=actor_name,
     )
     return channel
+
+
+def alert_channel_digest_set(
+    *, channel_id: int, hour: int | None, actor: Actor | None = None, actor_name: str = ""
+) -> AlertChannel:
+    """Opt a channel in to a daily digest at `hour` (0-23, TIME_ZONE), or out with None."""
+    if hour is not None and not 0 <= hour <= 23:
+        raise AlertError(gettext("A digest hour is a whole hour from 0 to 23."))
+    return _channel_change(
+        channel_id,
+        {"digest_hour": hour},
+        action="alert_channel_digest",
+        actor=actor,
+        actor_name=actor_name,
+    )
+
+
+def alert_channel_language_set(
+    *, channel_id: int, language: str, actor: Actor | None = None, actor_name: str = ""
+) -> AlertChannel:
+    """Write a channel's messages in `language` (a code of LANGUAGES) from now on."""
+    return _channel_change(
+        channel_id,
+        {"language": _validate_language(language)},
+        action="alert_channel_language",
+        actor=actor,
+        actor_name=actor_name,
+    )
 
 
 # --------------------------------------------------------------------------- silencing
@@ -845,10 +923,10 @@ def alert_silence(
     """Send nothing about this alert (and its group) for `hours`; 0 lifts a silence."""
     now = now or timezone.now()
     if hours < 0 or hours > 24 * 30:
-        raise AlertError("Silence for 0 to 720 hours.")
+        raise AlertError(gettext("Silence for 0 to 720 hours."))
     alert = Alert.objects.filter(pk=alert_id).first()
     if alert is None:
-        raise AlertError(f"There is no alert with id {alert_id}.")
+        raise AlertError(gettext("There is no alert with id %(id)s.") % {"id": alert_id})
     until = now + timedelta(hours=hours) if hours else None
     who = actor_name or (
         actor.get_username() if actor is not None and actor.is_authenticated else ""
@@ -890,54 +968,111 @@ def _members(alert: Alert) -> list[Alert]:
 
 
 def _digest_render(message: AlertMessage, message_id: str) -> Rendered:
+    """The digest in the active language; the payload keeps the facts as they were queued."""
     digest = message.digest
     day = message.digest_day.isoformat() if message.digest_day else ""
     at = datetime.fromisoformat(digest["at"])
     waiting = digest["waiting"]
-    lines = [f"Lookout daily digest, {_when(at)}", ""]
-    lines.append(f"Waiting for a decision: {vocabulary.count_noun(waiting['count'], 'unit')}")
+    lines = [gettext("Lookout daily digest, %(moment)s") % {"moment": _when(at)}, ""]
+    lines.append(
+        ngettext(
+            "Waiting for a decision: %(count)s unit",
+            "Waiting for a decision: %(count)s units",
+            waiting["count"],
+        )
+        % {"count": vocabulary.number(waiting["count"])}
+    )
     oldest = waiting.get("oldest")
     if oldest:
         oldest["url"] = _absolute(oldest["path"])
-        whose = "Lookout first saw it waiting" if oldest["at_least"] else "workflow service's time"
-        lines.append(
-            f"Oldest: {oldest['kind']} {oldest['name']} ({oldest['pipeline']}) has waited"
-            f"{' at least' if oldest['at_least'] else ''} {oldest['waited']}, since "
-            f"{_when(datetime.fromisoformat(oldest['waiting_since']))} ({whose})"
-            + (f": {oldest['decision']}" if oldest["decision"] else "")
-        )
+        since = datetime.fromisoformat(oldest["waiting_since"])
+        facts = {
+            "unit": alert_words.unit_noun(oldest.get("unit_kind"))
+            if "unit_kind" in oldest
+            else oldest["kind"],
+            "name": oldest["name"],
+            "pipeline": oldest["pipeline"],
+            "duration": vocabulary.duration((at - since).total_seconds()),
+            "moment": _when(since),
+        }
+        if oldest["at_least"]:
+            line = gettext(
+                "Oldest: %(unit)s %(name)s (%(pipeline)s) has waited at least %(duration)s, "
+                "since %(moment)s (Lookout first saw it waiting)"
+            )
+        else:
+            line = gettext(
+                "Oldest: %(unit)s %(name)s (%(pipeline)s) has waited %(duration)s, "
+                "since %(moment)s (workflow service's time)"
+            )
+        lines.append(line % facts + (f": {oldest['decision']}" if oldest["decision"] else ""))
         lines.append(f"  {oldest['url']}")
     failed = sum(group["count"] for group in digest["failures"])
-    lines += ["", f"Failures in the last 24 hours: {vocabulary.count_noun(failed, 'unit')}"]
+    lines += [
+        "",
+        ngettext(
+            "Failures in the last 24 hours: %(count)s unit",
+            "Failures in the last 24 hours: %(count)s units",
+            failed,
+        )
+        % {"count": vocabulary.number(failed)},
+    ]
     for group in digest["failures"]:
         last = group["last_failed_at"]
+        facts = {
+            "pipeline": group["pipeline_name"],
+            "count": vocabulary.number(group["count"]),
+            "job": group["job"],
+            "moment": _when(datetime.fromisoformat(last)) if last else "",
+        }
         lines.append(
-            f"- {group['pipeline_name']}: {group['count']} at {group['job']}"
-            + (f" (last {_when(datetime.fromisoformat(last))})" if last else "")
+            "- "
+            + (
+                gettext("%(pipeline)s: %(count)s at %(job)s (last %(moment)s)")
+                if last
+                else gettext("%(pipeline)s: %(count)s at %(job)s")
+            )
+            % facts
         )
-    lines += ["", "Storage spaces:"]
-    lines += [f"- {space['name']}: {space['text']}" for space in digest["spaces"]]
+    lines += ["", gettext("Storage spaces:")]
+    lines += [
+        f"- {space['name']}: {vocabulary.usage_text(space['used'], space['size'])}"
+        if space.get("used") is not None
+        else f"- {space['name']}: {space['text']}"
+        for space in digest["spaces"]
+    ]
     if not digest["spaces"]:
-        lines.append("- none known yet (the storage service has not been polled)")
-    lines += ["", f"Alerts: {_absolute(reverse('dashboard:alert-list'))}"]
+        lines.append("- " + gettext("none known yet (the storage service has not been polled)"))
+    lines += ["", gettext("Alerts: %(url)s") % {"url": _absolute(reverse("dashboard:alert-list"))}]
     text = "\n".join(lines)
+    subject = gettext("[Lookout] Daily digest %(day)s: %(waiting)s waiting, %(failed)s failed") % {
+        "day": day,
+        "waiting": waiting["count"],
+        "failed": failed,
+    }
     return Rendered(
-        subject=f"[Lookout] Daily digest {day}: {waiting['count']} waiting, {failed} failed",
+        subject=subject,
         text=text,
         payload={"id": message_id, "event": "digest", "day": day, "digest": digest, "text": text},
     )
 
 
 def message_render(message: AlertMessage) -> Rendered:
-    """What a message says: one text for e-mail and Slack, one JSON object for webhooks."""
+    """What a message says, in its channel's language: one text for e-mail and Slack, one
+    JSON object for webhooks (whose keys and codes stay as they are)."""
+    with translation.override(message.channel.language or settings.LANGUAGE_CODE):
+        return _render(message)
+
+
+def _render(message: AlertMessage) -> Rendered:
     alert = message.alert
     message_id = f"lookout-{message.pk}"
     if message.kind == AlertMessage.Kind.DIGEST:
         return _digest_render(message, message_id)
     if alert is None:
-        text = "This is a test message from Lookout. If you read it, the channel works."
+        text = gettext("This is a test message from Lookout. If you read it, the channel works.")
         return Rendered(
-            subject="[Lookout] Test message",
+            subject=gettext("[Lookout] Test message"),
             text=text,
             payload={"id": message_id, "event": "test", "text": text},
         )
@@ -947,31 +1082,36 @@ def message_render(message: AlertMessage) -> Rendered:
         kwargs={"token": silence_token(alert_id=alert.pk, channel_id=message.channel_id)},
     )
     resolved = message.kind == AlertMessage.Kind.RESOLVED
-    headline = f"Resolved: {alert.title}" if resolved else alert.title
+    title, detail = alert.text()
+    headline = gettext("Resolved: %(title)s") % {"title": title} if resolved else title
     if members:
-        headline += f" (and {vocabulary.count_noun(len(members), 'more unit')} at the same job)"
-    lines = [headline, "", alert.detail]
-    lines += [f"- {member.title}: {_absolute(member.link)}" for member in members]
+        headline = ngettext(
+            "%(title)s (and %(count)s more unit at the same job)",
+            "%(title)s (and %(count)s more units at the same job)",
+            len(members),
+        ) % {"title": headline, "count": vocabulary.number(len(members))}
+    lines = [headline, "", detail]
+    lines += [f"- {member.text()[0]}: {_absolute(member.link)}" for member in members]
     lines += [
         "",
-        f"Since: {_when(alert.opened_at)}",
+        gettext("Since: %(moment)s") % {"moment": _when(alert.opened_at)},
     ]
     if resolved:
-        lines.append(f"Resolved: {_when(alert.resolved_at)}")
+        lines.append(gettext("Resolved: %(moment)s") % {"moment": _when(alert.resolved_at)})
     if alert.link:
-        lines.append(f"Open in Lookout: {_absolute(alert.link)}")
-    lines.append(
-        f"Alert: {_absolute(reverse('dashboard:alert-detail', kwargs={'alert_id': alert.pk}))}"
-    )
+        lines.append(gettext("Open in Lookout: %(url)s") % {"url": _absolute(alert.link)})
+    alert_url = _absolute(reverse("dashboard:alert-detail", kwargs={"alert_id": alert.pk}))
+    lines.append(gettext("Alert: %(url)s") % {"url": alert_url})
     if not resolved:
-        lines.append(f"Silence it: {_absolute(silence_path)}")
+        lines.append(gettext("Silence it: %(url)s") % {"url": _absolute(silence_path)})
     text = "\n".join(line for line in lines if line is not None).replace("\n\n\n", "\n\n")
 
     def one(a: Alert) -> dict[str, Any]:
+        a_title, a_detail = a.text()
         return {
             "subject": a.subject,
-            "title": a.title,
-            "detail": a.detail,
+            "title": a_title,
+            "detail": a_detail,
             "pipeline": a.pipeline,
             "opened_at": a.opened_at.isoformat(),
             "url": _absolute(a.link),
@@ -980,15 +1120,14 @@ def message_render(message: AlertMessage) -> Rendered:
     payload = {
         "id": message_id,
         "event": message.kind,
+        "language": translation.get_language(),
         "alert": {
             "id": alert.pk,
             "kind": alert.kind,
             "state": alert.state,
             **one(alert),
             "resolved_at": alert.resolved_at.isoformat() if alert.resolved_at else None,
-            "alert_url": _absolute(
-                reverse("dashboard:alert-detail", kwargs={"alert_id": alert.pk})
-            ),
+            "alert_url": alert_url,
             "silence_url": _absolute(silence_path),
             "grouped": [one(m) for m in members],
         },

@@ -21,7 +21,9 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from dashboard.lib import vocabulary
 from dashboard.lib.credentials import clean_name, token_hash
 from dashboard.lib.local_login import may_still_sign_in
 from dashboard.models import ApiToken, AuditEntry
@@ -59,7 +61,7 @@ def _clean_name(name: str) -> str:
         name,
         max_length=NAME_MAX_LENGTH,
         error=ApiTokenError,
-        empty="A token needs a name, for example the script that will use it.",
+        empty=_("A token needs a name, for example the script that will use it."),
         what="A token name",
     )
 
@@ -86,7 +88,7 @@ def _earlier(*, key: str, action: str, user: User) -> TokenChange | None:
     if entry is None:
         return None
     if entry.action != action or entry.actor_id != user.pk:
-        raise ApiTokenKeyReused("That form was already used for something else; try again.")
+        raise ApiTokenKeyReused(_("That form was already used for something else; try again."))
     token = ApiToken.objects.select_related("user").get(prefix=entry.target)
     return TokenChange(token=token, repeated=True)
 
@@ -101,7 +103,9 @@ def api_token_create(
     if earlier is not None:
         return earlier
     if ApiToken.objects.filter(user=user, name=name, revoked_at__isnull=True).exists():
-        raise ApiTokenError(f"You already have a token named “{name}”; choose another name.")
+        raise ApiTokenError(
+            _("You already have a token named “%(name)s”; choose another name.") % {"name": name}
+        )
     prefix = secrets.token_hex(PREFIX_BYTES)
     secret = f"lookout_{prefix}_{secrets.token_urlsafe(SECRET_BYTES)}"
     try:
@@ -122,7 +126,7 @@ def api_token_create(
         if earlier is not None:
             return earlier
         raise ApiTokenError(
-            f"You already have a token named “{name}”; choose another name."
+            _("You already have a token named “%(name)s”; choose another name.") % {"name": name}
         ) from None
     return TokenChange(token=token, secret=secret)
 
@@ -143,11 +147,11 @@ def api_token_revoke(
             .first()
         )
         if token is None:
-            raise ApiTokenError("You have no such token.")
+            raise ApiTokenError(_("You have no such token."))
         if token.revoked_at is not None:
             raise ApiTokenError(
-                f"The token “{token.name}” was already revoked on "
-                f"{timezone.localtime(token.revoked_at):%Y-%m-%d %H:%M}."
+                _("The token “%(name)s” was already revoked on %(moment)s.")
+                % {"name": token.name, "moment": vocabulary.moment(token.revoked_at)}
             )
         token.revoked_at = now
         token.save(update_fields=["revoked_at"])

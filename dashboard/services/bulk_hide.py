@@ -28,10 +28,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.workflow import get_workflow_client
-from dashboard.lib import page_cache, vocabulary
+from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import FINAL_STATUSES, AuditEntry, Unit
 from dashboard.services.actions import (
@@ -54,6 +56,10 @@ RETRY_AFTER = timedelta(minutes=1)
 # Hides sent per poll cycle, so a large request never holds up the poll task.
 PER_CYCLE = 200
 Outcome = AuditEntry.Outcome
+
+
+def _units(count: int) -> str:
+    return ngettext("%(count)s unit", "%(count)s units", count) % {"count": count}
 
 
 def undo_window() -> timedelta:
@@ -86,8 +92,9 @@ def _target(uuids: Sequence[str]) -> str:
 
 def _label(units: Sequence[Unit]) -> str:
     names = ", ".join(unit.name or unit.uuid for unit in units[:5])
-    more = f" and {len(units) - 5} more" if len(units) > 5 else ""
-    return f"{vocabulary.count_noun(len(units), 'unit')}: {names}{more}"
+    if len(units) > 5:
+        names = _("%(names)s and %(count)s more") % {"names": names, "count": len(units) - 5}
+    return f"{_units(len(units))}: {names}"
 
 
 def _when(moment: datetime) -> str:
@@ -113,8 +120,10 @@ def units_hide_bulk(
             units = list(Unit.objects.select_for_update().filter(hideable_units(), uuid__in=uuids))
             if not units:
                 raise ActionNotPossible(
-                    "None of these units can be hidden: only completed, failed or rejected "
-                    "units that are not hidden already."
+                    _(
+                        "None of these units can be hidden: only completed, failed or rejected "
+                        "units that are not hidden already."
+                    )
                 )
             Unit.objects.filter(pk__in=[unit.pk for unit in units]).update(
                 hidden=True,
@@ -125,16 +134,14 @@ def units_hide_bulk(
             )
             page_cache.bump()  # the lists, counts and failure groups drop them at once
         skipped = len(uuids) - len(units)
-        text = (
-            f"Hidden in Lookout's lists: {vocabulary.count_noun(len(units), 'unit')}. "
-            f"The workflow service is asked to hide them at {_when(after)}, when the undo "
-            "window ends; its hide cannot be undone."
-        )
+        text = _(
+            "Hidden in Lookout's lists: %(units)s. The workflow service is asked to hide them "
+            "at %(moment)s, when the undo window ends; its hide cannot be undone."
+        ) % {"units": _units(len(units)), "moment": _when(after)}
         if skipped:
-            text += (
-                f" {vocabulary.count_noun(skipped, 'unit')} left as they were (not finished, "
-                "already hidden or unknown to Lookout)."
-            )
+            text += " " + _(
+                "%(units)s left as they were (not finished, already hidden or unknown to Lookout)."
+            ) % {"units": _units(skipped)}
         return UpstreamAnswer(text, status=None, queued=True)
 
     return action_perform(
@@ -144,7 +151,7 @@ def units_hide_bulk(
         idempotency_key=idempotency_key,
         target_kind="units",
         target=_target(uuids),
-        target_label=_label(chosen) if chosen else vocabulary.count_noun(len(uuids), "unit"),
+        target_label=_label(chosen) if chosen else _units(len(uuids)),
         pipeline=chosen[0].pipeline if len({unit.pipeline for unit in chosen}) == 1 else "",
         parameters={"units": uuids, "criterion": criterion},
         call=call,
@@ -159,7 +166,7 @@ def units_hide_undo(
 
     def call() -> UpstreamAnswer:
         if hide is None:
-            raise ActionNotPossible("There is no such bulk hide.")
+            raise ActionNotPossible(_("There is no such bulk hide."))
         now = timezone.now()
         with transaction.atomic():
             # Only units whose window is still open: the poll task claims the others.
@@ -175,21 +182,28 @@ def units_hide_undo(
             page_cache.bump()
             if not restored:
                 raise ActionNotPossible(
-                    "Too late to undo: the undo window has ended and the workflow service "
-                    "was asked to hide these units; its hide cannot be undone."
+                    _(
+                        "Too late to undo: the undo window has ended and the workflow service "
+                        "was asked to hide these units; its hide cannot be undone."
+                    )
                 )
             action_queued_finish(
                 entry_id=hide.pk,
                 outcome=Outcome.DONE,
-                message=(
-                    f"{hide.upstream_message} Undone by {user.get_username()} within the "
-                    f"undo window: {vocabulary.count_noun(restored, 'unit')} shown again; "
+                message=hide.upstream_message
+                + " "
+                + _(
+                    "Undone by %(user)s within the undo window: %(units)s shown again; "
                     "the workflow service was not asked to hide them."
-                ),
+                )
+                % {"user": user.get_username(), "units": _units(restored)},
             )
         return UpstreamAnswer(
-            f"Shown again in Lookout's lists: {vocabulary.count_noun(restored, 'unit')}. "
-            "The workflow service was not asked to hide them.",
+            _(
+                "Shown again in Lookout's lists: %(units)s. "
+                "The workflow service was not asked to hide them."
+            )
+            % {"units": _units(restored)},
             status=None,
         )
 
@@ -265,14 +279,17 @@ def _finish_requests(entry_ids: Iterable[int]) -> int:
         answers = entry.parameters.get("upstream") or {}
         hid, declined = answers.get("hidden", []), answers.get("declined", [])
         refused = answers.get("refused", [])
-        text = f"The workflow service hid {vocabulary.count_noun(len(hid), 'unit')}."
+        text = _("The workflow service hid %(units)s.") % {"units": _units(len(hid))}
         if declined:
-            text += (
-                f" It did not hide {len(declined)} (still running, unknown to it, or already "
-                f"hidden): {', '.join(declined[:10])}."
-            )
+            text += " " + _(
+                "It did not hide %(count)s (still running, unknown to it, or already "
+                "hidden): %(names)s."
+            ) % {"count": len(declined), "names": ", ".join(declined[:10])}
         if refused:
-            text += f" It refused {len(refused)}: {', '.join(refused[:10])}."
+            text += " " + _("It refused %(count)s: %(names)s.") % {
+                "count": len(refused),
+                "names": ", ".join(refused[:10]),
+            }
         outcome = Outcome.DONE if hid else Outcome.REFUSED
         if action_queued_finish(entry_id=entry_id, outcome=outcome, message=text):
             finished += 1

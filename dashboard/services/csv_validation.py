@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from dashboard.clients.workflow import get_workflow_client
 from dashboard.lib.csv_validators import CSV_VALIDATORS
@@ -25,7 +27,7 @@ from dashboard.services.actions import (
 
 VALIDATE_PERMISSION = "dashboard.validate_csv"
 VALIDATE_ACTION = "csv_validate"
-VALID_MESSAGE = "The workflow service found this CSV valid."
+VALID_MESSAGE = gettext_noop("The workflow service found this CSV valid.")
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,17 @@ def csv_validate(
     def call() -> UpstreamAnswer:
         config = pipeline_get(pipeline)
         if config is None:
-            raise ActionNotPossible(f"Pipeline {pipeline!r} is no longer configured.")
+            raise ActionNotPossible(
+                _("Pipeline “%(pipeline)s” is no longer configured.") % {"pipeline": pipeline}
+            )
         if validator not in CSV_VALIDATORS:
-            raise ActionNotPossible(f"{validator!r} is not a validator Lookout knows.")
+            raise ActionNotPossible(
+                _("“%(validator)s” is not a validator Lookout knows.") % {"validator": validator}
+            )
         result = get_workflow_client(config.client_config()).validate_csv(validator, text)
         if result.valid:
-            return UpstreamAnswer(VALID_MESSAGE, status=200)
-        return UpstreamAnswer(result.reason or "The service gave no reason.", status=400)
+            return UpstreamAnswer(_(VALID_MESSAGE), status=200)
+        return UpstreamAnswer(result.reason or _("The service gave no reason."), status=400)
 
     return action_perform(
         user=user,

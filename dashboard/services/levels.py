@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamUnavailable
 from dashboard.clients.workflow import LevelOfDescription, WorkflowError, WorkflowNotFound
@@ -44,7 +45,7 @@ SET_LEVEL_PERMISSION = "dashboard.set_path_metadata"
 
 def _words(exc: WorkflowError) -> str:
     if isinstance(exc, UpstreamUnavailable):
-        return "The workflow service did not answer in time or could not be reached."
+        return _("The workflow service did not answer in time or could not be reached.")
     return redact_secrets(exc.upstream_message or exc.message)
 
 
@@ -120,8 +121,10 @@ def path_metadata_fetch(*, pipeline: str, path: str) -> dict[str, Any]:
         log.info("metadata of %s in %s not fetched: %s", path, pipeline, exc)
         missing = isinstance(exc, WorkflowNotFound) or exc.status == 404
         error = (
-            "The workflow service does not know this arranged path (only paths under "
-            "/arrange/ that are not yet made into a SIP have metadata)."
+            _(
+                "The workflow service does not know this arranged path (only paths under "
+                "/arrange/ that are not yet made into a SIP have metadata)."
+            )
             if missing
             else _words(exc)
         )
@@ -147,8 +150,11 @@ def levels_refetch(
         _store_levels(pipeline, levels)
         names = ", ".join(level.name for level in levels[:12])
         return UpstreamAnswer(
-            f"The workflow service fetched {len(levels)} levels of description from the "
-            f"access system: {names}."
+            _(
+                "The workflow service fetched %(count)s levels of description from the "
+                "access system: %(names)s."
+            )
+            % {"count": len(levels), "names": names}
         )
 
     return action_perform(
@@ -179,15 +185,20 @@ def path_level_set(
         names = dict(stored.levels) if stored is not None else {}
         if level_uuid and level_uuid not in names:
             raise ActionNotPossible(
-                "This level of description is not in the pipeline's list (any more)."
+                _("This level of description is not in the pipeline's list (any more).")
             )
         workflow_client(pipeline).update_path_metadata(path=path, level_of_description=level_uuid)
         name = names.get(level_uuid, "")
         _store_path(pipeline, path, level=name)
         if not name:
-            return UpstreamAnswer(f"The workflow service cleared the level of {path}.", status=201)
+            return UpstreamAnswer(
+                _("The workflow service cleared the level of %(path)s.") % {"path": path},
+                status=201,
+            )
         return UpstreamAnswer(
-            f"The workflow service set the level of description of {path} to {name}.", status=201
+            _("The workflow service set the level of description of %(path)s to %(level)s.")
+            % {"path": path, "level": name},
+            status=201,
         )
 
     return action_perform(

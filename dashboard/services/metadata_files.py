@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
 
 from dashboard.models import Unit
 from dashboard.selectors import units as unit_selectors
@@ -43,10 +44,10 @@ def metadata_files_add(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not metadata_files_addable(current):
             raise ActionNotPossible(
-                "Metadata files can only be added to a SIP that is still being ingested."
+                _("Metadata files can only be added to a SIP that is still being ingested.")
             )
         if not paths:
-            raise ActionNotPossible("No file was chosen.")
+            raise ActionNotPossible(_("No file was chosen."))
         message = workflow_client(current.pipeline).copy_metadata_files(
             sip_uuid=current.uuid, source_paths=[(location_uuid, path) for path in paths]
         )

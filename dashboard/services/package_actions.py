@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
+from django.utils.translation import gettext as _
 
 from dashboard.clients.storage import ReingestType, StorageError
 from dashboard.models import AuditEntry, StoragePackage
@@ -45,6 +46,12 @@ DELETION_PERMISSION = "dashboard.request_package_deletion"
 REINGEST_PERMISSION = "dashboard.reingest_package"
 
 User = AuthUser | AnonymousUser
+
+
+def _already_requested(kind: str) -> str:
+    if kind == "deletion":
+        return _("A deletion request already exists.")
+    return _("A recovery request already exists.")
 
 
 def _label(package: StoragePackage) -> str:
@@ -99,7 +106,10 @@ def _offered(package: StoragePackage, name: str) -> None:
     """Raise ActionNotPossible, with the reason, when the package is not offered `name`."""
     operation = storage_selectors.package_operation_get(package=package, name=name)
     if operation is not None and not operation.available:
-        raise ActionNotPossible(f"{operation.label} is not offered: {operation.reason}")
+        raise ActionNotPossible(
+            _("%(label)s is not offered: %(reason)s")
+            % {"label": operation.label, "reason": operation.reason}
+        )
 
 
 def package_operation_refuse(
@@ -114,7 +124,7 @@ def package_operation_refuse(
 
     def call() -> UpstreamAnswer:
         _offered(package, name)
-        raise ActionNotPossible("This operation is offered again now; please confirm it again.")
+        raise ActionNotPossible(_("This operation is offered again now; please confirm it again."))
 
     return _perform(
         user=user,
@@ -163,7 +173,7 @@ def package_fixity_check(
         )
         created.append(check.pk)
         return UpstreamAnswer(
-            "Queued; the result appears here and in the fixity history when it is done.",
+            _("Queued; the result appears here and in the fixity history when it is done."),
             status=None,
             queued=True,
         )
@@ -215,11 +225,13 @@ def _requester(user: User) -> tuple[int, str]:
     user_id = getattr(user, "pk", None)
     email = (getattr(user, "email", "") or "").strip()
     if not isinstance(user_id, int) or user_id <= 0:
-        raise ActionNotPossible("Your account has no numeric id the storage service accepts.")
+        raise ActionNotPossible(_("Your account has no numeric id the storage service accepts."))
     if not email:
         raise ActionNotPossible(
-            "Your Lookout account has no e-mail address, and the storage service needs one "
-            "to record who asked. Ask an administrator to add it."
+            _(
+                "Your Lookout account has no e-mail address, and the storage service needs one "
+                "to record who asked. Ask an administrator to add it."
+            )
         )
     return user_id, email
 
@@ -240,7 +252,7 @@ def package_request(
     def call() -> UpstreamAnswer:
         _offered(package, "delete" if kind == "deletion" else "recover")
         if not reason:
-            raise ActionNotPossible("A reason is required.")
+            raise ActionNotPossible(_("A reason is required."))
         user_id, email = _requester(user)
         client = storage_services.get_storage_client()
         send = client.request_deletion if kind == "deletion" else client.request_recovery
@@ -254,12 +266,13 @@ def package_request(
         _refresh(package.uuid)
         if receipt.already_requested:
             # Not an error: the request the user wants is already waiting.
-            return UpstreamAnswer(
-                receipt.message or f"A {kind} request already exists.", status=200
-            )
+            return UpstreamAnswer(receipt.message or _already_requested(kind), status=200)
         return UpstreamAnswer(
-            f"{receipt.message} (request {receipt.request_id}). The storage service's "
-            "administrators approve or reject it.",
+            _(
+                "%(message)s (request %(request)s). The storage service's "
+                "administrators approve or reject it."
+            )
+            % {"message": receipt.message, "request": receipt.request_id},
             status=202,
         )
 
@@ -298,7 +311,9 @@ def package_reingest(
         try:
             kind = ReingestType(reingest_type)
         except ValueError:
-            raise ActionNotPossible(f"Unknown reingest type {reingest_type!r}.") from None
+            raise ActionNotPossible(
+                _("Unknown reingest type “%(reingest_type)s”.") % {"reingest_type": reingest_type}
+            ) from None
         receipt = storage_services.get_storage_client().reingest(
             package.uuid,
             pipeline_uuid=pipeline_uuid,
@@ -341,8 +356,10 @@ def package_move(
         destination = allowed.get(location_uuid)
         if destination is None:
             raise ActionNotPossible(
-                "That location is not an enabled location with the same purpose as the "
-                "package's current one."
+                _(
+                    "That location is not an enabled location with the same purpose as the "
+                    "package's current one."
+                )
             )
         storage_services.get_storage_client().move_package(
             package.uuid, location_uuid=location_uuid

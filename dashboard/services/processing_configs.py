@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamUnavailable
 from dashboard.clients.workflow import (
@@ -62,12 +63,12 @@ def processing_config_request_dropped(*, pipeline: str, name: str) -> None:
 
 def _fetch_error(exc: WorkflowError) -> str:
     if isinstance(exc, UpstreamUnavailable):
-        return (
+        return _(
             "The workflow service did not answer in time or could not be reached, so this "
             "configuration cannot be shown now. Try again in a moment."
         )
     words = redact_secrets(exc.upstream_message or exc.message)
-    return f"The workflow service did not give this configuration: {words}"
+    return _("The workflow service did not give this configuration: %(error)s") % {"error": words}
 
 
 def processing_config_fetch(
@@ -88,11 +89,13 @@ def processing_config_fetch(
         client = client or _client_for(pipeline)
         result = client.get_processing_configuration(name)
     except LookupError:
-        stored["error"] = f"Pipeline {pipeline!r} is no longer configured."
+        stored["error"] = _("Pipeline “%(pipeline)s” is no longer configured.") % {
+            "pipeline": pipeline
+        }
     except ValueError:
         # The service cuts names at 16 word characters: it could never give this one.
         stored.update(xml=None, choices=[], missing=True)
-        stored["error"] = "This name is not one the workflow service can have."
+        stored["error"] = _("This name is not one the workflow service can have.")
     except WorkflowError as exc:
         log.info("processing configuration %s of %s not fetched: %s", name, pipeline, exc)
         if isinstance(exc, WorkflowNotFound) or exc.status == 404:

@@ -42,6 +42,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections, models, router, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dashboard.clients.base import Page, UpstreamError
 from dashboard.clients.storage import (
@@ -575,13 +576,15 @@ def _browse_client() -> StorageClient:
 
 def _browse_error(exc: StorageError) -> str:
     if isinstance(exc, StorageUnavailable):
-        return (
+        return _(
             "The storage service did not answer in time or could not be reached, so this "
             "directory cannot be shown now. Try again in a moment."
         )
     if exc.status == 404:
-        return "The storage service does not know this location (any more)."
-    return f"The storage service could not list this directory: {_readable(exc)}"
+        return _("The storage service does not know this location (any more).")
+    return _("The storage service could not list this directory: %(error)s") % {
+        "error": _readable(exc)
+    }
 
 
 def location_listing_request(*, location_uuid: str, path: bytes) -> bool:
@@ -681,12 +684,12 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
     try:
         if status == "DELETED":
             # The service has no file left: it answers 404 "File not found" or worse.
-            details["pointer_error"] = "The package is deleted, so it has no pointer file."
+            details["pointer_error"] = _("The package is deleted, so it has no pointer file.")
         else:
             details["pointer"] = client.get_pointer_file(uuid)
     except StorageNotFound as exc:
         details["pointer_error"] = (
-            _readable(exc) if exc.upstream_message else ("This package has no pointer file.")
+            _readable(exc) if exc.upstream_message else (_("This package has no pointer file."))
         )
     except StorageError as exc:
         details["pointer_error"] = _readable(exc)
@@ -749,17 +752,23 @@ def _fixity_audit_outcome(check: FixityCheck, *, timed_out: bool = False) -> Non
         return
     Outcome = AuditEntry.Outcome
     if timed_out:
-        outcome, message = Outcome.TIMED_OUT, f"Fixity check timed out: {check.error}"
+        outcome = Outcome.TIMED_OUT
+        message = _("Fixity check timed out: %(error)s") % {"error": check.error}
     elif check.error:
-        outcome, message = Outcome.FAILED, f"Fixity check without a result: {check.error}"
+        outcome = Outcome.FAILED
+        message = _("Fixity check without a result: %(error)s") % {"error": check.error}
     elif check.success:
-        outcome, message = Outcome.DONE, f"Fixity check passed. {check.message}".strip()
+        outcome = Outcome.DONE
+        message = (_("Fixity check passed. %(message)s") % {"message": check.message}).strip()
     elif check.success is False:
         problems = "; ".join(str(f) for f in check.failures[:5])
         outcome = Outcome.FAILED
-        message = f"Fixity check failed: {check.message} {problems}".strip()
+        message = (
+            _("Fixity check failed: %(message)s %(problems)s")
+            % {"message": check.message, "problems": problems}
+        ).strip()
     else:
-        outcome, message = Outcome.REFUSED, check.message or "The check could not run."
+        outcome, message = Outcome.REFUSED, check.message or _("The check could not run.")
     AuditEntry.objects.filter(pk=check.audit_entry_id, outcome=Outcome.QUEUED).update(
         outcome=outcome,
         upstream_message=redact_secrets(message)[:2000],
@@ -783,10 +792,10 @@ def fixity_check_run(*, check_id: int, client: StorageClient | None = None) -> F
         reason = _readable(exc)
         if exc.accepted:
             # The service ran it (so it is not to be asked again) but said nothing legible.
-            reason = (
-                f"the storage service ran the check (HTTP {exc.status}) but its answer "
-                f"could not be read, so its result is not known: {reason}"
-            )
+            reason = _(
+                "the storage service ran the check (HTTP %(status)s) but its answer "
+                "could not be read, so its result is not known: %(error)s"
+            ) % {"status": exc.status, "error": reason}
         check.error = reason[:2000]
         check.checked_at = timezone.now()
     else:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
 
 from dashboard.clients.workflow import (
     WorkflowClient,
@@ -111,10 +112,10 @@ def _via_start_transfer(
         accession=request.accession,
         paths=[(request.location_uuid, path) for path in request.paths],
     )
-    note = (
-        f"{why} The workflow service copied it to {started.path} (start_transfer; the "
+    note = _(
+        "%(why)s The workflow service copied it to %(path)s (start_transfer; the "
         "service's own processing configuration applies)."
-    )
+    ) % {"why": why, "path": started.path}
     uuid = started.transfer_uuid
     if request.auto_approve:
         directory = started.path.rstrip("/").rsplit("/", 1)[-1]
@@ -126,23 +127,35 @@ def _via_start_transfer(
             words = exc.upstream_message or exc.message
             if uuid is None:
                 return UpstreamAnswer(
-                    f"{note} Approving it failed ({words}); it waits for approval on the "
-                    "Waiting page once the next poll finds it."
+                    _(
+                        "%(note)s Approving it failed (%(error)s); it waits for approval on the "
+                        "Waiting page once the next poll finds it."
+                    )
+                    % {"note": note, "error": words}
                 )
             _register(request, uuid)
             return UpstreamAnswer(
-                f"Started transfer {uuid}. {note} Approving it failed ({words}); approve "
-                "it from the Waiting page."
+                _(
+                    "Started transfer %(uuid)s. %(note)s Approving it failed (%(error)s); "
+                    "approve it from the Waiting page."
+                )
+                % {"uuid": uuid, "note": note, "error": words}
             )
         uuid = approval.uuid
         _register(request, uuid)
-        return UpstreamAnswer(f"Started transfer {uuid} and approved it. {note}")
+        return UpstreamAnswer(
+            _("Started transfer %(uuid)s and approved it. %(note)s") % {"uuid": uuid, "note": note}
+        )
     if uuid is None:
         return UpstreamAnswer(
-            f"{note} It waits for approval; the Waiting page lists it after the next poll."
+            _("%(note)s It waits for approval; the Waiting page lists it after the next poll.")
+            % {"note": note}
         )
     _register(request, uuid)
-    return UpstreamAnswer(f"Started transfer {uuid}; it waits for approval. {note}")
+    return UpstreamAnswer(
+        _("Started transfer %(uuid)s; it waits for approval. %(note)s")
+        % {"uuid": uuid, "note": note}
+    )
 
 
 def _register(request: TransferRequest, uuid: str) -> None:
@@ -163,13 +176,16 @@ def transfer_start(
     def call() -> UpstreamAnswer:
         pipeline = pipeline_get(request.pipeline)
         if pipeline is None:
-            raise ActionNotPossible(f"Pipeline {request.pipeline!r} is no longer configured.")
+            raise ActionNotPossible(
+                _("Pipeline “%(pipeline)s” is no longer configured.")
+                % {"pipeline": request.pipeline}
+            )
         if not request.paths:
-            raise ActionNotPossible("No folder was chosen.")
+            raise ActionNotPossible(_("No folder was chosen."))
         client = get_workflow_client(pipeline.client_config())
         if len(request.paths) > 1:
             return _via_start_transfer(
-                client, request, "Several folders go in one transfer through start_transfer."
+                client, request, _("Several folders go in one transfer through start_transfer.")
             )
         try:
             uuid = client.create_package(
@@ -188,14 +204,23 @@ def transfer_start(
             return _via_start_transfer(
                 client,
                 request,
-                f"The package endpoint is not available ({exc.upstream_message or exc.message}).",
+                _("The package endpoint is not available (%(error)s).")
+                % {"error": exc.upstream_message or exc.message},
             )
         _register(request, uuid)
-        approval = "approved automatically" if request.auto_approve else "waiting for approval"
+        text = (
+            _(
+                "The workflow service accepted transfer %(uuid)s (approved automatically, "
+                "processing configuration %(config)s); it starts within moments."
+            )
+            if request.auto_approve
+            else _(
+                "The workflow service accepted transfer %(uuid)s (waiting for approval, "
+                "processing configuration %(config)s); it starts within moments."
+            )
+        )
         return UpstreamAnswer(
-            f"The workflow service accepted transfer {uuid} ({approval}, processing "
-            f"configuration {request.processing_config}); it starts within moments.",
-            status=202,
+            text % {"uuid": uuid, "config": request.processing_config}, status=202
         )
 
     first = request.shown_paths()[0] if request.paths else ""

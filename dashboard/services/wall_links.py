@@ -22,7 +22,9 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from dashboard.lib import vocabulary
 from dashboard.lib.credentials import clean_name, token_hash
 from dashboard.models import AuditEntry, WallLink
 
@@ -131,7 +133,9 @@ def wall_link_create(
     name = _clean_name(name)
     who = _actor_name(actor, actor_name)
     if WallLink.objects.filter(name=name).exists():
-        raise WallLinkExists(f"A wall link named {name!r} already exists; choose another name.")
+        raise WallLinkExists(
+            _("A wall link named “%(name)s” already exists; choose another name.") % {"name": name}
+        )
     token = secrets.token_urlsafe(TOKEN_BYTES)
     try:
         with transaction.atomic():
@@ -141,7 +145,7 @@ def wall_link_create(
             _audit(action="wall_link_create", link=link, actor=actor, actor_name=who, now=now)
     except IntegrityError:  # the same name created at the same moment elsewhere
         raise WallLinkExists(
-            f"A wall link named {name!r} already exists; choose another name."
+            _("A wall link named “%(name)s” already exists; choose another name.") % {"name": name}
         ) from None
     return CreatedWallLink(link=link, token=token)
 
@@ -163,12 +167,15 @@ def wall_link_revoke(
     with transaction.atomic():
         link = WallLink.objects.select_for_update().filter(**lookup).first()
         if link is None:
-            what = f"with id {link_id}" if link_id is not None else f"named {lookup['name']!r}"
-            raise WallLinkNotFound(f"There is no wall link {what}.")
+            raise WallLinkNotFound(
+                _("There is no wall link with id %(id)s.") % {"id": link_id}
+                if link_id is not None
+                else _("There is no wall link named “%(name)s”.") % {"name": lookup["name"]}
+            )
         if link.revoked_at is not None:
             raise WallLinkAlreadyRevoked(
-                f"The wall link {link.name!r} was already revoked on "
-                f"{timezone.localtime(link.revoked_at):%Y-%m-%d %H:%M}."
+                _("The wall link “%(name)s” was already revoked on %(moment)s.")
+                % {"name": link.name, "moment": vocabulary.moment(link.revoked_at)}
             )
         link.revoked_at = now
         link.save(update_fields=["revoked_at"])

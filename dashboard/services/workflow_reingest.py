@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.models import Unit
@@ -51,7 +52,7 @@ def partial_reingest_start(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not reingest_startable(current):
             raise ActionNotPossible(
-                "Only a completed SIP that is not waiting for a decision can be reingested."
+                _("Only a completed SIP that is not waiting for a decision can be reingested.")
             )
         result = workflow_client(current.pipeline).reingest_ingest(name=name, uuid=current.uuid)
         unit_services.unit_reopen(pipeline=current.pipeline, uuid=result.reingest_uuid)
@@ -83,7 +84,7 @@ def partial_reingest_approve(
         current = unit_selectors.unit_get(uuid=unit.uuid)
         if current is None or not awaits_reingest_approval(current):
             raise ActionNotPossible(
-                "This SIP is not waiting for its partial reingest to be approved (any more)."
+                _("This SIP is not waiting for its partial reingest to be approved (any more).")
             )
         message = workflow_client(current.pipeline).approve_partial_reingest(current.uuid)
         return UpstreamAnswer(f"{message} The partial reingest goes on.")

@@ -111,7 +111,7 @@ def duration(seconds: float | int | None) -> str:
 def task_duration(task: dict[str, Any]) -> str:
     """A task's duration as the service reported it: `< 1 s`, a span, or missing."""
     if task.get("duration_under_one_second"):
-        return vocabulary.UNDER_A_SECOND
+        return vocabulary.under_a_second()
     # None: no end time yet, or fetched without details.
     return vocabulary.duration(task.get("duration_seconds"))
 

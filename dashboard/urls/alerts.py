@@ -30,4 +30,9 @@ urlpatterns = [
         alerts.alert_channel_digest,
         name="alert-channel-digest",
     ),
+    path(
+        "settings/channels/<int:channel_id>/language/",
+        alerts.alert_channel_language,
+        name="alert-channel-language",
+    ),
 ]

@@ -15,6 +15,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -23,10 +24,13 @@ from dashboard.forms.alerts import (
     DIGEST_HOUR_CHOICES,
     AlertFilterForm,
     ChannelForm,
+    ChannelLanguageForm,
     DigestForm,
     RuleForm,
     SilenceForm,
+    language_choices,
 )
+from dashboard.lib import vocabulary
 from dashboard.lib.htmx import HtmxHttpRequest
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import AlertChannel, AlertKind
@@ -71,7 +75,7 @@ def alert_list(request: HtmxHttpRequest) -> HttpResponse:
 def alert_detail(request: HtmxHttpRequest, alert_id: int) -> HttpResponse:
     detail = alert_selectors.alert_detail_get(alert_id=alert_id)
     if detail is None:
-        return not_found(request, "There is no such alert.")
+        return not_found(request, _("There is no such alert."))
     return render(
         request,
         "dashboard/alerts/alert_detail.html",
@@ -89,10 +93,10 @@ def alert_detail(request: HtmxHttpRequest, alert_id: int) -> HttpResponse:
 @require_POST
 def alert_silence(request: HtmxHttpRequest, alert_id: int) -> HttpResponse:
     if not request.user.has_perm(SILENCE):
-        return forbidden(request, "Silencing alerts needs the operator or admin role.")
+        return forbidden(request, _("Silencing alerts needs the operator or admin role."))
     form = SilenceForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose how long to silence the alert for.")
+        messages.error(request, _("Choose how long to silence the alert for."))
         return redirect("dashboard:alert-detail", alert_id=alert_id)
     try:
         alert = alert_services.alert_silence(
@@ -102,9 +106,12 @@ def alert_silence(request: HtmxHttpRequest, alert_id: int) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect("dashboard:alert-list")
     if alert.silenced_until:
-        messages.success(request, f"Silenced until {alert.silenced_until:%Y-%m-%d %H:%M %Z}.")
+        messages.success(
+            request,
+            _("Silenced until %(moment)s.") % {"moment": vocabulary.moment(alert.silenced_until)},
+        )
     else:
-        messages.success(request, "The silence is lifted.")
+        messages.success(request, _("The silence is lifted."))
     return redirect("dashboard:alert-detail", alert_id=alert_id)
 
 
@@ -151,6 +158,7 @@ def _settings_page(request: HttpRequest, status: int = 200, **extra: Any) -> Htt
         "kinds": AlertKind.choices,
         "pipelines": pipeline_list(),
         "digest_hours": DIGEST_HOUR_CHOICES,
+        "languages": language_choices(),
         "time_zone": settings.TIME_ZONE,
         **extra,
     }
@@ -159,7 +167,7 @@ def _settings_page(request: HttpRequest, status: int = 200, **extra: Any) -> Htt
 
 def _may_manage(request: HttpRequest) -> HttpResponse | None:
     if not request.user.has_perm(MANAGE):
-        return forbidden(request, "Alert rules and channels are managed by admins.")
+        return forbidden(request, _("Alert rules and channels are managed by admins."))
     return None
 
 
@@ -177,7 +185,7 @@ def alert_rule_update(request: HtmxHttpRequest, rule_id: int) -> HttpResponse:
         return denied
     form = RuleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "A threshold is a whole number.")
+        messages.error(request, _("A threshold is a whole number."))
         return redirect("dashboard:alert-settings")
     try:
         rule = alert_services.alert_rule_update(
@@ -189,7 +197,7 @@ def alert_rule_update(request: HtmxHttpRequest, rule_id: int) -> HttpResponse:
     except alert_services.AlertError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Saved: {rule}.")
+        messages.success(request, _("Saved: %(rule)s.") % {"rule": rule})
     return redirect("dashboard:alert-settings")
 
 
@@ -202,7 +210,7 @@ def alert_rule_add(request: HtmxHttpRequest) -> HttpResponse:
     kind = request.POST.get("kind", "")
     pipeline = request.POST.get("pipeline", "")
     if not form.is_valid():
-        messages.error(request, "A threshold is a whole number.")
+        messages.error(request, _("A threshold is a whole number."))
         return redirect("dashboard:alert-settings")
     try:
         rule = alert_services.alert_rule_add(
@@ -214,7 +222,7 @@ def alert_rule_add(request: HtmxHttpRequest) -> HttpResponse:
     except alert_services.AlertError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Added: {rule}.")
+        messages.success(request, _("Added: %(rule)s.") % {"rule": rule})
     return redirect("dashboard:alert-settings")
 
 
@@ -231,6 +239,7 @@ def alert_channel_add(request: HtmxHttpRequest) -> HttpResponse:
         added = alert_services.alert_channel_add(
             kind=form.cleaned_data["kind"],
             target=form.cleaned_data["target"],
+            language=form.cleaned_data["language"] or None,
             actor=request.user,
         )
     except alert_services.AlertError as exc:
@@ -247,7 +256,7 @@ def alert_channel_remove(request: HtmxHttpRequest, channel_id: int) -> HttpRespo
         return denied
     channel = AlertChannel.objects.filter(pk=channel_id).first()
     if channel is None:
-        return not_found(request, "There is no such channel.")
+        return not_found(request, _("There is no such channel."))
     if request.method == "GET":
         return render(
             request,
@@ -255,7 +264,7 @@ def alert_channel_remove(request: HtmxHttpRequest, channel_id: int) -> HttpRespo
             {"section": "alert-settings", "channel": channel},
         )
     alert_services.alert_channel_remove(channel_id=channel_id, actor=request.user)
-    messages.success(request, f"Removed {channel}.")
+    messages.success(request, _("Removed %(channel)s.") % {"channel": channel})
     return redirect("dashboard:alert-settings")
 
 
@@ -270,9 +279,12 @@ def alert_channel_test(request: HtmxHttpRequest, channel_id: int) -> HttpRespons
         messages.error(request, str(exc))
     else:
         if outcome.delivered:
-            messages.success(request, "The test message was delivered.")
+            messages.success(request, _("The test message was delivered."))
         else:
-            messages.error(request, f"The test message was not delivered: {outcome.error}")
+            messages.error(
+                request,
+                _("The test message was not delivered: %(error)s") % {"error": outcome.error},
+            )
     return redirect(reverse("dashboard:alert-settings") + "#channels")
 
 
@@ -283,7 +295,7 @@ def alert_channel_digest(request: HtmxHttpRequest, channel_id: int) -> HttpRespo
         return denied
     form = DigestForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "A digest hour is a whole hour from 0 to 23, or off.")
+        messages.error(request, _("A digest hour is a whole hour from 0 to 23, or off."))
         return redirect(reverse("dashboard:alert-settings") + "#channels")
     hour = form.cleaned_data["hour"]
     try:
@@ -294,7 +306,38 @@ def alert_channel_digest(request: HtmxHttpRequest, channel_id: int) -> HttpRespo
         messages.error(request, str(exc))
     else:
         if hour is None:
-            messages.success(request, f"No daily digest to {channel}.")
+            messages.success(request, _("No daily digest to %(channel)s.") % {"channel": channel})
         else:
-            messages.success(request, f"A daily digest goes to {channel} at {hour:02d}:00.")
+            messages.success(
+                request,
+                _("A daily digest goes to %(channel)s at %(hour)s.")
+                % {"channel": channel, "hour": f"{hour:02d}:00"},
+            )
+    return redirect(reverse("dashboard:alert-settings") + "#channels")
+
+
+@role_required
+@require_POST
+def alert_channel_language(request: HtmxHttpRequest, channel_id: int) -> HttpResponse:
+    if denied := _may_manage(request):
+        return denied
+    form = ChannelLanguageForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the languages offered."))
+        return redirect(reverse("dashboard:alert-settings") + "#channels")
+    try:
+        channel = alert_services.alert_channel_language_set(
+            channel_id=channel_id, language=form.cleaned_data["language"], actor=request.user
+        )
+    except alert_services.AlertError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            _("Messages to %(channel)s are written in %(language)s.")
+            % {
+                "channel": channel,
+                "language": dict(language_choices())[channel.language],
+            },
+        )
     return redirect(reverse("dashboard:alert-settings") + "#channels")

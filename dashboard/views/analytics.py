@@ -9,6 +9,8 @@ from typing import Any
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 from django.views.decorators.http import require_GET
 
 from dashboard.forms.analytics import AnalyticsFilterForm
@@ -92,6 +94,41 @@ def csv_tables(data: selectors.Analytics) -> dict[str, list[list[Any]]]:
     }
 
 
+# The name of each CSV column in words, for `?headers=localized`; the keys stay the
+# default first row, so that programs reading the CSV never depend on a language.
+CSV_COLUMNS = {
+    "period": pgettext_lazy("CSV column", "Period"),
+    "transfers_started": pgettext_lazy("CSV column", "Transfers started"),
+    "sips_started": pgettext_lazy("CSV column", "SIPs started"),
+    "aips_stored": pgettext_lazy("CSV column", "AIPs stored"),
+    "bytes_stored": pgettext_lazy("CSV column", "Bytes stored"),
+    "group": pgettext_lazy("CSV column", "Microservice group"),
+    "units": pgettext_lazy("CSV column", "Units"),
+    "median_seconds": pgettext_lazy("CSV column", "Median (seconds)"),
+    "p90_seconds": pgettext_lazy("CSV column", "90th percentile (seconds)"),
+    "slowest": pgettext_lazy("CSV column", "Among the slowest"),
+    "decision": pgettext_lazy("CSV column", "Decision"),
+    "waits_ended": pgettext_lazy("CSV column", "Waits ended"),
+    "started_as_observed": pgettext_lazy("CSV column", "Start first seen by Lookout"),
+    "waiting_now": pgettext_lazy("CSV column", "Waiting now"),
+    "longest_now_seconds": pgettext_lazy("CSV column", "Longest wait now (seconds)"),
+    "approvals": pgettext_lazy("CSV column", "Approvals"),
+    "runs": pgettext_lazy("CSV column", "Runs"),
+    "failures": pgettext_lazy("CSV column", "Failures"),
+    "rate": pgettext_lazy("CSV column", "Failure rate"),
+    "job": pgettext_lazy("CSV column", "Job"),
+    "time": pgettext_lazy("CSV column", "Time"),
+    "active": pgettext_lazy("CSV column", "Active"),
+    "waiting": pgettext_lazy("CSV column", "Waiting for a decision"),
+}
+
+
+def localized_headers(rows: list[list[Any]]) -> list[list[Any]]:
+    """The same table with its first row in the active language."""
+    header, *body = rows
+    return [[str(CSV_COLUMNS.get(key, key)) for key in header], *body]
+
+
 def _csv_response(name: str, rows: list[list[Any]]) -> HttpResponse:
     out = io.StringIO()
     csv.writer(out).writerows(rows)
@@ -110,39 +147,55 @@ def _charts(data: selectors.Analytics) -> dict[str, Any]:
         "transfers": charts.column_chart(
             [r.transfers_started for r in throughput],
             labels,
-            title="Transfers started",
-            desc=f"{total['transfers_started']} transfers started, {period}.",
+            title=_("Transfers started"),
+            desc=ngettext(
+                "%(count)s transfer started, %(period)s.",
+                "%(count)s transfers started, %(period)s.",
+                total["transfers_started"] or 0,
+            )
+            % {"count": vocabulary.number(total["transfers_started"] or 0), "period": period},
         ),
         "aips": charts.column_chart(
             [r.aips_stored for r in throughput],
             labels,
-            title="AIPs stored",
-            desc=f"{total['aips_stored']} AIPs stored, "
-            f"{vocabulary.filesize(total['bytes_stored'])}, {period}.",
+            title=_("AIPs stored"),
+            desc=ngettext(
+                "%(count)s AIP stored, %(size)s, %(period)s.",
+                "%(count)s AIPs stored, %(size)s, %(period)s.",
+                total["aips_stored"] or 0,
+            )
+            % {
+                "count": vocabulary.number(total["aips_stored"] or 0),
+                "size": vocabulary.filesize(total["bytes_stored"]),
+                "period": period,
+            },
         ),
         "stages": charts.bar_chart(
             [(r.group, r.median_seconds, r.p90_seconds, r.slowest) for r in data.stages],
-            title="Time per microservice group",
-            desc="Median (bar) and 90th percentile (tick) per group, in workflow order; "
-            "the slowest groups are highlighted. The table below has the numbers.",
+            title=_("Time per microservice group"),
+            desc=_(
+                "Median (bar) and 90th percentile (tick) per group, in workflow order; "
+                "the slowest groups are highlighted. The table below has the numbers."
+            ),
         ),
         "waits": charts.bar_chart(
             [(r.decision, r.median_seconds, r.p90_seconds, False) for r in data.waits],
-            title="Waiting for people",
-            desc="Median (bar) and 90th percentile (tick) wait per decision.",
+            title=_("Waiting for people"),
+            desc=_("Median (bar) and 90th percentile (tick) wait per decision."),
         ),
         "failures": charts.bar_chart(
             [(r.group, r.rate, None, r.failures > 0) for r in data.failure_groups],
-            title="Failure rate per group",
-            desc="Share of units that failed in each group; the table has the counts.",
+            title=_("Failure rate per group"),
+            desc=_("Share of units that failed in each group; the table has the counts."),
         ),
         "queue": charts.line_chart(
             [
                 ("active", [r.active for r in data.queue]),
                 ("waiting", [r.waiting for r in data.queue]),
             ],
-            title="Units active and waiting",
-            desc=f"Units active and waiting for a decision, by {data.queue_by}.",
+            title=_("Units active and waiting"),
+            desc=_("Units active and waiting for a decision, by %(step)s.")
+            % {"step": data.queue_by},
         ),
     }
 
@@ -154,7 +207,10 @@ def analytics_page(request: HtmxHttpRequest) -> HttpResponse:
     choices = form.choices()
     data = analytics_for(choices)
     if choices["csv"]:
-        return _csv_response(choices["csv"], csv_tables(data)[choices["csv"]])
+        rows = csv_tables(data)[choices["csv"]]
+        if choices["localized_headers"]:
+            rows = localized_headers(rows)
+        return _csv_response(choices["csv"], rows)
     query = request.GET.copy()
     query.pop("csv", None)
     pipelines = pipeline_list()

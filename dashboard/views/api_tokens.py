@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -70,8 +71,11 @@ def api_token_create(request: HttpRequest) -> HttpResponse:
     if made.repeated:
         messages.info(
             request,
-            f"That form was already sent: it made the token “{made.token.name}”, whose value "
-            "was shown once then. If it was not copied, revoke it and make a new one.",
+            _(
+                "That form was already sent: it made the token “%(name)s”, whose value "
+                "was shown once then. If it was not copied, revoke it and make a new one."
+            )
+            % {"name": made.token.name},
         )
         return redirect("dashboard:api-tokens")
     return render(
@@ -86,7 +90,7 @@ def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     """GET asks for confirmation; POST revokes (one of the reader's own tokens only)."""
     token = ApiToken.objects.filter(pk=token_id, user=_owner(request)).first()
     if token is None:
-        return not_found(request, "You have no such API token.")
+        return not_found(request, _("You have no such API token."))
     if request.method == "GET":
         form = ConfirmActionForm(initial={"idempotency_key": idempotency_key_new()})
         return render(request, "dashboard/api/token_revoke.html", {"token": token, "form": form})
@@ -106,6 +110,7 @@ def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     else:
         messages.success(
             request,
-            f"Revoked “{done.token.name}”: a call that presents it now gets 401.",
+            _("Revoked “%(name)s”: a call that presents it now gets 401.")
+            % {"name": done.token.name},
         )
     return redirect("dashboard:api-tokens")

@@ -12,6 +12,8 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.forms.units import BulkHideChoiceForm, BulkHideConfirmForm, UndoHideForm
@@ -67,14 +69,18 @@ def units_hide_confirm(request: HtmxHttpRequest) -> HttpResponse:
     uuids: list[str] = data["units"]
     if not uuids:
         days = data["failed_older_than"]
-        criterion = f"failed more than {vocabulary.count_noun(days, 'day')} ago"
+        criterion = ngettext(
+            "failed more than %(count)s day ago", "failed more than %(count)s days ago", days
+        ) % {"count": days}
         uuids = bulk_hide.failed_older_than(days, pipeline=data.get("pipeline") or "")
     units = _hideable(uuids)
     if not units:
         messages.info(
             request,
-            "Nothing to hide: none of these units is finished and still shown"
-            + (f" ({criterion})." if criterion else "."),
+            _("Nothing to hide: none of these units is finished and still shown (%(which)s).")
+            % {"which": criterion}
+            if criterion
+            else _("Nothing to hide: none of these units is finished and still shown."),
         )
         return redirect("dashboard:unit-list")
     form = BulkHideConfirmForm(
@@ -101,7 +107,7 @@ def units_hide(request: HtmxHttpRequest) -> HttpResponseBase:
             idempotency_key=data["idempotency_key"],
             criterion=data["criterion"],
         ),
-        done_text="Hidden",
+        done_text=_("Hidden"),
         confirm_again=lambda form, status: _confirm_page(
             request, _hideable(_posted_units(form)), form, status
         ),
@@ -122,7 +128,9 @@ def units_hide_undo(request: HtmxHttpRequest, entry_id: int) -> HttpResponse:
         return forbidden(request, NEEDS)
     form = UndoHideForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The undo was missing its confirmation; please press Undo again.")
+        messages.error(
+            request, _("The undo was missing its confirmation; please press Undo again.")
+        )
         return redirect("dashboard:unit-list")
     try:
         result = bulk_hide.units_hide_undo(
@@ -131,7 +139,7 @@ def units_hide_undo(request: HtmxHttpRequest, entry_id: int) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except actions.IdempotencyKeyReused:
-        messages.error(request, "That undo belongs to another action; please press Undo again.")
+        messages.error(request, _("That undo belongs to another action; please press Undo again."))
         return redirect("dashboard:unit-list")
     action_report(request, result, "Undone")
     return redirect(reverse("dashboard:unit-list"))

@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponseBase, QueryDict
 from django.shortcuts import redirect
+from django_stubs_ext import StrOrPromise
 
 from dashboard.services import actions
 from dashboard.views.feedback import action_report
@@ -29,7 +30,7 @@ def confirmed_action(
     *,
     bind: Callable[[QueryDict], FormT],
     perform: Callable[[dict[str, Any]], actions.ActionResult | HttpResponseBase],
-    done_text: str,
+    done_text: StrOrPromise,
     confirm_again: Callable[[FormT, int], HttpResponseBase],
     done_url: Callable[[dict[str, Any]], str],
 ) -> HttpResponseBase:

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -40,7 +41,7 @@ def _page_url(slug: str, path: str = "") -> str:
 def levels_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     pipeline = pipeline_get(slug)
     if pipeline is None:
-        return not_found(request, "No such pipeline.")
+        return not_found(request, _("No such pipeline."))
     stored, loading = tasks.levels_shown(slug)
     path_form = PathForm(request.GET if "path" in request.GET else None)
     path = path_form.cleaned_data["path"] if path_form.is_bound and path_form.is_valid() else ""
@@ -80,9 +81,9 @@ def levels_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def levels_fetch(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
     if not request.user.has_perm(level_services.FETCH_LEVELS_PERMISSION):
-        return forbidden(request, "Fetching the levels again needs the admin role.")
+        return forbidden(request, _("Fetching the levels again needs the admin role."))
     if pipeline_get(slug) is None:
-        return not_found(request, "No such pipeline.")
+        return not_found(request, _("No such pipeline."))
     page = _page_url(slug)
     return confirmed_action(
         request,
@@ -90,7 +91,7 @@ def levels_fetch(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
         perform=lambda data: level_services.levels_refetch(
             user=request.user, pipeline=slug, idempotency_key=data["idempotency_key"]
         ),
-        done_text="Levels fetched",
+        done_text=_("Levels fetched"),
         # The page's own button is the confirmation: back to it, where a fresh key waits.
         confirm_again=lambda form, status: redirect(page),
         done_url=lambda data: page,
@@ -102,11 +103,11 @@ def levels_fetch(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
 def path_level_set(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
     if not request.user.has_perm(level_services.SET_LEVEL_PERMISSION):
         return forbidden(
-            request, "Setting a level of description needs the operator or admin role."
+            request, _("Setting a level of description needs the operator or admin role.")
         )
     if pipeline_get(slug) is None:
-        return not_found(request, "No such pipeline.")
-    stored, _ = tasks.levels_shown(slug)
+        return not_found(request, _("No such pipeline."))
+    stored, _unused = tasks.levels_shown(slug)
     levels = stored.levels if stored is not None else ()
     return confirmed_action(
         request,
@@ -118,7 +119,7 @@ def path_level_set(request: HtmxHttpRequest, slug: str) -> HttpResponseBase:
             level_uuid=data["level_of_description"],
             idempotency_key=data["idempotency_key"],
         ),
-        done_text="Level set",
+        done_text=_("Level set"),
         confirm_again=lambda form, status: _back_with_errors(request, slug, form),
         done_url=lambda data: _page_url(slug, data["path"]),
     )

@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -41,10 +42,10 @@ def _unit(request: HtmxHttpRequest, uuid: Any) -> Unit | HttpResponse:
         return forbidden(request, NEEDS)
     unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
-        return not_found(request, "This unit is not known to Lookout (or not yet).")
+        return not_found(request, _("This unit is not known to Lookout (or not yet)."))
     if not metadata_files_addable(unit):
         messages.info(
-            request, "Metadata files can only be added to a SIP that is still being ingested."
+            request, _("Metadata files can only be added to a SIP that is still being ingested.")
         )
         return redirect("dashboard:unit-detail", unit.uuid)
     return unit
@@ -146,7 +147,7 @@ def add(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
             idempotency_key=data["idempotency_key"],
             after_success=lambda: tasks.poll_pipeline_enqueue(unit.pipeline),
         ),
-        done_text="Metadata files added",
+        done_text=_("Metadata files added"),
         confirm_again=lambda form, status: _confirm_page(
             request, unit, form, _posted_picks(form), status
         ),

@@ -12,6 +12,7 @@ from typing import Any
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -48,7 +49,7 @@ def _render(
 
 
 def _unknown_pipeline(request: HtmxHttpRequest) -> HttpResponse:
-    return not_found(request, "Lookout has no pipeline by that name.")
+    return not_found(request, _("Lookout has no pipeline by that name."))
 
 
 @role_required
@@ -68,7 +69,7 @@ def config_list(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             "pipeline": pipeline,
             "pipelines": pipeline_list(),
             "rows": rows,
-            "waiting": any(waiting for _, _, waiting in rows),
+            "waiting": any(waiting for _name, _config, waiting in rows),
             "live_url": request.get_full_path(),
             "compare_form": CompareForm(names=names),
         },
@@ -86,7 +87,8 @@ def config_detail(request: HtmxHttpRequest, slug: str, name: str) -> HttpRespons
     if name not in config_selectors.processing_config_names(pipeline=pipeline):
         return not_found(
             request,
-            f"{name!r} is not one of {pipeline.name}'s processing configurations.",
+            _("“%(name)s” is not one of %(pipeline)s's processing configurations.")
+            % {"name": name, "pipeline": pipeline.name},
         )
     stored, waiting = _stored(pipeline, name, refresh=request.method == "POST")
     return _render(
@@ -118,8 +120,11 @@ def config_xml(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse:
     if stored is None or stored.xml is None:
         return not_found(
             request,
-            f"Lookout has no XML of {name!r} from {pipeline.name} yet; open the "
-            "configuration's page to fetch it.",
+            _(
+                "Lookout has no XML of “%(name)s” from %(pipeline)s yet; open the "
+                "configuration's page to fetch it."
+            )
+            % {"name": name, "pipeline": pipeline.name},
         )
     response = HttpResponse(stored.xml, content_type="application/xml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slug}-{name}.xml"'
@@ -168,5 +173,5 @@ def config_index(request: HtmxHttpRequest) -> HttpResponse:
     """The main navigation's link: the first pipeline's configurations."""
     pipelines = pipeline_list()
     if not pipelines:
-        return not_found(request, "No pipeline is configured.")
+        return not_found(request, _("No pipeline is configured."))
     return redirect("dashboard:processing-config-list", pipelines[0].slug)

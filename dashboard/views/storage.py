@@ -19,8 +19,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHt
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
+from django_stubs_ext import StrOrPromise
 
 from dashboard import tasks
 from dashboard.forms.storage import (
@@ -99,7 +101,7 @@ def location_browse(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
     """
     location = storage_selectors.location_get(uuid=str(uuid))
     if location is None:
-        return not_found(request, "This location is not known to Lookout (or not yet).")
+        return not_found(request, _("This location is not known to Lookout (or not yet)."))
     form = BrowsePathForm(request.GET)
     if not form.is_valid():
         return _render(
@@ -188,7 +190,7 @@ def package_list(request: HtmxHttpRequest) -> HttpResponse:
 def package_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
     detail = storage_selectors.package_detail(uuid=str(uuid))
     if detail is None:
-        return not_found(request, "This package is not known to Lookout (or not yet).")
+        return not_found(request, _("This package is not known to Lookout (or not yet)."))
     if detail.details is None:
         # Contents and pointer file come from a task; the page polls until they are here.
         tasks.package_details_enqueue(detail.package.uuid)
@@ -220,15 +222,15 @@ def package_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
 class Operation:
     name: str
     permission: str
-    title: str
-    question: str
-    button: str
+    title: StrOrPromise
+    question: StrOrPromise
+    button: StrOrPromise
     form_class: type[forms.Form]
     # Runs the action with the validated form data (None: the download, streamed instead).
     perform: Callable[..., actions.ActionResult] | None
-    done_text: str
+    done_text: StrOrPromise
     # Words for a refusal of the permission.
-    needs: str
+    needs: StrOrPromise
 
 
 def _fixity(*, user: Any, package: StoragePackage, data: dict[str, Any]) -> actions.ActionResult:
@@ -283,73 +285,81 @@ OPERATIONS = {
     "fixity": Operation(
         "fixity",
         package_actions.OPERATE_PERMISSION,
-        "Check fixity",
-        "Ask the storage service to check this package's checksums? It runs in the "
-        "background; the result is added to the fixity history.",
-        "Check fixity",
+        _("Check fixity"),
+        _(
+            "Ask the storage service to check this package's checksums? It runs in the "
+            "background; the result is added to the fixity history."
+        ),
+        _("Check fixity"),
         PackageConfirmForm,
         _fixity,
-        "Fixity check",
-        "Package operations need the operator or admin role.",
+        _("Fixity check"),
+        _("Package operations need the operator or admin role."),
     ),
     "delete": Operation(
         "delete",
         package_actions.DELETION_PERMISSION,
-        "Request deletion",
-        "Ask the storage service to delete this package? Its administrators approve or "
-        "reject the request. Your Lookout user id and e-mail address are sent with it.",
-        "Request deletion",
+        _("Request deletion"),
+        _(
+            "Ask the storage service to delete this package? Its administrators approve or "
+            "reject the request. Your Lookout user id and e-mail address are sent with it."
+        ),
+        _("Request deletion"),
         PackageRequestForm,
         _request("deletion"),
-        "Deletion requested",
-        "Deletion and recovery requests need the operator or admin role.",
+        _("Deletion requested"),
+        _("Deletion and recovery requests need the operator or admin role."),
     ),
     "recover": Operation(
         "recover",
         package_actions.DELETION_PERMISSION,
-        "Request recovery",
-        "Ask the storage service to recover this AIP from its recovery location? Its "
-        "administrators approve or reject the request. Your Lookout user id and e-mail "
-        "address are sent with it.",
-        "Request recovery",
+        _("Request recovery"),
+        _(
+            "Ask the storage service to recover this AIP from its recovery location? Its "
+            "administrators approve or reject the request. Your Lookout user id and e-mail "
+            "address are sent with it."
+        ),
+        _("Request recovery"),
         PackageRequestForm,
         _request("recovery"),
-        "Recovery requested",
-        "Deletion and recovery requests need the operator or admin role.",
+        _("Recovery requested"),
+        _("Deletion and recovery requests need the operator or admin role."),
     ),
     "reingest": Operation(
         "reingest",
         package_actions.REINGEST_PERMISSION,
-        "Reingest",
-        "Send this package to a pipeline for reingest?",
-        "Start reingest",
+        _("Reingest"),
+        _("Send this package to a pipeline for reingest?"),
+        _("Start reingest"),
         ReingestForm,
         _reingest,
-        "Reingest started",
-        "Reingest needs the operator or admin role.",
+        _("Reingest started"),
+        _("Reingest needs the operator or admin role."),
     ),
     "move": Operation(
         "move",
         package_actions.OPERATE_PERMISSION,
-        "Move package",
-        "Move this package to another location with the same purpose?",
-        "Move package",
+        _("Move package"),
+        _("Move this package to another location with the same purpose?"),
+        _("Move package"),
         MoveForm,
         _move,
-        "Move started",
-        "Package operations need the operator or admin role.",
+        _("Move started"),
+        _("Package operations need the operator or admin role."),
     ),
     "download": Operation(
         "download",
         package_actions.OPERATE_PERMISSION,
-        "Download package",
-        "Download the whole package? It is streamed from the storage service through "
-        "Lookout and can be large.",
-        "Download",
+        _("Download package"),
+        _(
+            "Download the whole package? It is streamed from the storage service through "
+            "Lookout and can be large."
+        ),
+        _("Download"),
         PackageConfirmForm,
         None,
-        "Downloaded",
-        "Package operations need the operator or admin role.",
+        _("Downloaded"),
+        _("Package operations need the operator or admin role."),
     ),
 }
 
@@ -392,13 +402,17 @@ def _package_operation(request: HtmxHttpRequest, uuid: Any, name: str) -> HttpRe
         return forbidden(request, operation.needs)
     package = storage_selectors.package_get(uuid=str(uuid))
     if package is None:
-        return not_found(request, "This package is not known to Lookout (or not yet).")
+        return not_found(request, _("This package is not known to Lookout (or not yet)."))
     # GET and POST both ask the one selector whether this package is offered it now.
     offered = storage_selectors.package_operation_get(package=package, name=name)
     refusal = offered.reason if offered is not None and not offered.available else ""
     if request.method == "GET":
         if refusal:
-            messages.info(request, f"{operation.title} is not offered: {refusal}")
+            messages.info(
+                request,
+                _("%(operation)s is not offered: %(reason)s")
+                % {"operation": operation.title, "reason": refusal},
+            )
             return redirect("dashboard:storage-package-detail", package.uuid)
         return _confirm_page(request, operation, package, _form(operation, package))
 
@@ -444,7 +458,10 @@ def _download(request: HttpRequest, package: StoragePackage, key: str) -> HttpRe
         if result.repeated:
             messages.info(
                 request,
-                "This download confirmation was already used. Confirm again to download once more.",
+                _(
+                    "This download confirmation was already used. "
+                    "Confirm again to download once more."
+                ),
             )
         else:
             action_report(request, result, "Downloaded")

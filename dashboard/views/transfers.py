@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -86,7 +87,7 @@ def browse(request: HtmxHttpRequest) -> HttpResponse:
     key = _key(request.GET.get("key"))
     source = SourceForm(request.GET)
     if not source.is_valid():
-        messages.error(request, "Choose a pipeline and a transfer source first.")
+        messages.error(request, _("Choose a pipeline and a transfer source first."))
         return redirect("dashboard:transfer-start")
     pipeline, location_uuid = source.cleaned_data["pipeline"], source.cleaned_data["location"]
     location = storage_selectors.location_get(uuid=location_uuid)
@@ -167,8 +168,10 @@ def details(request: HtmxHttpRequest) -> HttpResponse:
     if not picks or "location" in picks_form.errors or "pipeline" in picks_form.errors:
         messages.error(
             request,
-            "Choose at least one folder: "
-            + "; ".join(str(e) for errors in picks_form.errors.values() for e in errors),
+            _("Choose at least one folder: %(errors)s")
+            % {
+                "errors": "; ".join(str(e) for errors in picks_form.errors.values() for e in errors)
+            },
         )
         back = {k: request.GET[k] for k in ("pipeline", "location") if k in request.GET}
         target = reverse("dashboard:transfer-start-browse" if back else "dashboard:transfer-start")
@@ -220,7 +223,7 @@ def submit(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         if set(form.errors) == {"idempotency_key"}:
             messages.error(
-                request, "The confirmation was missing or damaged; please confirm again."
+                request, _("The confirmation was missing or damaged; please confirm again.")
             )
             return _summary(request, form, key=actions.idempotency_key_new(), status=400)
         return _details_page(request, form, _key(None), status=400)
@@ -236,7 +239,7 @@ def submit(request: HtmxHttpRequest) -> HttpResponse:
     except actions.IdempotencyKeyReused:
         messages.error(
             request,
-            "That confirmation was used for other folders; check the summary and start again.",
+            _("That confirmation was used for other folders; check the summary and start again."),
         )
         return _summary(request, form, key=actions.idempotency_key_new(), status=400)
     action_report(request, result, "Transfer started")

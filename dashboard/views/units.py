@@ -24,9 +24,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
+from django_stubs_ext import StrOrPromise
 
 from dashboard import tasks
 from dashboard.forms.audit import AuditFilterForm
@@ -66,7 +68,7 @@ LIVE_SECONDS = 5
 View = Callable[..., HttpResponseBase]
 
 
-def forbidden(request: HttpRequest, reason: str) -> HttpResponse:
+def forbidden(request: HttpRequest, reason: StrOrPromise) -> HttpResponse:
     return render(request, "dashboard/forbidden.html", {"reason": reason}, status=403)
 
 
@@ -76,7 +78,7 @@ def no_access(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/no_access.html", context, status=403)
 
 
-def not_found(request: HttpRequest, what: str) -> HttpResponse:
+def not_found(request: HttpRequest, what: StrOrPromise) -> HttpResponse:
     return render(request, "dashboard/not_found.html", {"what": what}, status=404)
 
 
@@ -211,7 +213,7 @@ def unit_list(request: HtmxHttpRequest) -> HttpResponse:
 def unit_detail(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
     detail = unit_selectors.unit_detail_get(uuid=str(uuid))
     if detail is None:
-        return not_found(request, "This unit is not known to Lookout (or not yet).")
+        return not_found(request, _("This unit is not known to Lookout (or not yet)."))
     if not detail.jobs_fetched and not request.htmx:
         tasks.jobs_fetch_enqueue(detail.unit.pipeline, detail.unit.uuid)
     can_hide = (
@@ -262,7 +264,7 @@ def job_detail(request: HtmxHttpRequest, uuid: Any, job_uuid: Any) -> HttpRespon
         unit_uuid=str(uuid), job_uuid=str(job_uuid), nonzero_only=nonzero_only
     )
     if detail is None:
-        return not_found(request, "This job is not in what Lookout has fetched for the unit.")
+        return not_found(request, _("This job is not in what Lookout has fetched for the unit."))
     page = Paginator(detail.tasks, TASKS_PER_PAGE).get_page(request.GET.get("page"))
     return _render_live(
         request,
@@ -304,7 +306,7 @@ def waiting_list(request: HtmxHttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def audit_list(request: HtmxHttpRequest) -> HttpResponse:
     if not request.user.has_perm("dashboard.view_audit"):
-        return forbidden(request, "Reading the audit log needs the operator or admin role.")
+        return forbidden(request, _("Reading the audit log needs the operator or admin role."))
     form = AuditFilterForm(request.GET or None)
     filters = form.filters()
     page = Paginator(audit.audit_entries(**filters), AUDIT_PER_PAGE).get_page(
@@ -355,18 +357,18 @@ class UnitAction:
 
     permission: str
     # Why a user without the permission is refused.
-    needs: str
+    needs: StrOrPromise
     # Whether the confirmation is offered now; on POST the service checks again, and audits.
     ready: Callable[[Unit], bool]
-    not_ready: str
+    not_ready: StrOrPromise
     # Where Cancel, a unit that is not ready and a done action (without ?next=) go.
     back_url: Callable[[Unit], str]
-    title: str
-    question: str
-    button: str
+    title: StrOrPromise
+    question: StrOrPromise
+    button: StrOrPromise
     post_url_name: str
     service: Callable[..., actions.ActionResult]
-    done_text: str
+    done_text: StrOrPromise
     form_class: type[ConfirmActionForm] = ConfirmActionForm
     # What the user types on the confirmation page, handed to the service by field name.
     typed_fields: tuple[str, ...] = ()
@@ -376,66 +378,72 @@ class UnitAction:
 
 TRANSFER_APPROVE = UnitAction(
     permission=actions.APPROVE_PERMISSION,
-    needs="Approving transfers needs the operator or admin role.",
+    needs=_("Approving transfers needs the operator or admin role."),
     ready=lambda unit: unit.approvable,
-    not_ready="This transfer is not waiting for approval (any more).",
+    not_ready=_("This transfer is not waiting for approval (any more)."),
     back_url=_waiting_page,
-    title="Approve transfer",
-    question="Approve this transfer? The workflow service starts processing it.",
-    button="Approve transfer",
+    title=_("Approve transfer"),
+    question=_("Approve this transfer? The workflow service starts processing it."),
+    button=_("Approve transfer"),
     post_url_name="dashboard:transfer-approve",
     service=actions.transfer_approve,
-    done_text="Approved",
+    done_text=_("Approved"),
 )
 UNIT_HIDE = UnitAction(
     permission=actions.HIDE_PERMISSION,
-    needs="Hiding units needs the operator or admin role.",
+    needs=_("Hiding units needs the operator or admin role."),
     ready=lambda unit: unit.finished,
-    not_ready="Only a completed, failed or rejected unit can be hidden.",
+    not_ready=_("Only a completed, failed or rejected unit can be hidden."),
     back_url=_unit_page,
-    title="Hide unit",
+    title=_("Hide unit"),
     question=(
-        "Hide this finished unit? It disappears from the lists here and in the "
-        "workflow service's dashboard; nothing is deleted."
+        _(
+            "Hide this finished unit? It disappears from the lists here and in the "
+            "workflow service's dashboard; nothing is deleted."
+        )
     ),
-    button="Hide unit",
+    button=_("Hide unit"),
     post_url_name="dashboard:unit-hide",
     service=actions.unit_hide,
-    done_text="Hidden",
+    done_text=_("Hidden"),
 )
 REINGEST_NEEDS = "Reingesting needs the operator or admin role."
 REINGEST_APPROVE = UnitAction(
     permission=workflow_reingest.REINGEST_PERMISSION,
     needs=REINGEST_NEEDS,
     ready=awaits_reingest_approval,
-    not_ready="This SIP is not waiting for a partial reingest approval (any more).",
+    not_ready=_("This SIP is not waiting for a partial reingest approval (any more)."),
     back_url=_unit_page,
-    title="Approve partial reingest",
+    title=_("Approve partial reingest"),
     question=(
-        "Approve this partial reingest? The workflow service goes on with the SIP's "
-        "ingest and stores the AIP again."
+        _(
+            "Approve this partial reingest? The workflow service goes on with the SIP's "
+            "ingest and stores the AIP again."
+        )
     ),
-    button="Approve reingest",
+    button=_("Approve reingest"),
     post_url_name="dashboard:reingest-approve",
     service=workflow_reingest.partial_reingest_approve,
-    done_text="Reingest approved",
+    done_text=_("Reingest approved"),
 )
 REINGEST_START = UnitAction(
     permission=workflow_reingest.REINGEST_PERMISSION,
     needs=REINGEST_NEEDS,
     ready=workflow_reingest.reingest_startable,
-    not_ready="Only a completed SIP can be reingested from here.",
+    not_ready=_("Only a completed SIP can be reingested from here."),
     back_url=_unit_page,
-    title="Partial reingest",
+    title=_("Partial reingest"),
     question=(
-        "Start a partial reingest of this SIP's AIP? The workflow service takes the AIP "
-        "from its shared tmp area (the storage service puts it there when a reingest is "
-        "requested on its side), and the SIP waits for the reingest to be approved."
+        _(
+            "Start a partial reingest of this SIP's AIP? The workflow service takes the AIP "
+            "from its shared tmp area (the storage service puts it there when a reingest is "
+            "requested on its side), and the SIP waits for the reingest to be approved."
+        )
     ),
-    button="Start partial reingest",
+    button=_("Start partial reingest"),
     post_url_name="dashboard:reingest-start",
     service=workflow_reingest.partial_reingest_start,
-    done_text="Reingest started",
+    done_text=_("Reingest started"),
     form_class=PartialReingestForm,
     typed_fields=("name",),
     initial=lambda unit: {"name": workflow_reingest.default_reingest_name(unit)},
@@ -470,7 +478,7 @@ def _permitted_unit(request: HtmxHttpRequest, uuid: Any, action: UnitAction) -> 
         return forbidden(request, action.needs)
     unit = unit_selectors.unit_get(uuid=str(uuid))
     if unit is None:
-        return not_found(request, "This unit is not known to Lookout (or not yet).")
+        return not_found(request, _("This unit is not known to Lookout (or not yet)."))
     return unit
 
 

@@ -23,6 +23,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -169,7 +170,7 @@ def wall(request: HtmxHttpRequest) -> HttpResponse:
 class WallLinkForm(forms.Form):
     name = forms.CharField(
         max_length=wall_link_services.NAME_MAX_LENGTH,
-        help_text="Where the screen hangs, for example “Operations room”.",
+        help_text=_("Where the screen hangs, for example “Operations room”."),
     )
 
 
@@ -228,6 +229,8 @@ def wall_link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
         messages.info(request, str(exc))
     else:
         messages.success(
-            request, f"Revoked “{link.name}”: screens using it stop at their next refresh."
+            request,
+            _("Revoked “%(name)s”: screens using it stop at their next refresh.")
+            % {"name": link.name},
         )
     return redirect("dashboard:wall-links")

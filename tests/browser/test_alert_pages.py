@@ -71,11 +71,18 @@ def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_
 
     # Opt the channel in to the daily digest at 07:00.
     page.get_by_label("Daily digest to ops@example.org at").select_option("7")
-    page.locator(".alert-channels").get_by_role("button", name="Save").click()
+    page.locator(".alert-channels form[action$='/digest/']").get_by_role("button").click()
     assert "at 07:00" in page.locator(".messages").inner_text()
     assert page.get_by_label("Daily digest to ops@example.org at").input_value() == "7"
     assert "none sent yet" in page.locator(".alert-channels").inner_text()
     screenshot(page, "alerts-settings-digest")
+
+    # Its messages written in French from now on.
+    page.get_by_label("Language of the messages to ops@example.org").select_option("fr")
+    page.locator(".alert-channels form[action$='/language/']").get_by_role("button").click()
+    assert "are written in French" in page.locator(".messages").inner_text()
+    assert page.get_by_label("Language of the messages to ops@example.org").input_value() == "fr"
+    screenshot(page, "alerts-settings-language")
 
 
 def test_an_admin_adds_an_apprise_channel_and_sees_its_url_only_masked(page, live_server):

@@ -18,6 +18,7 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from dashboard import tasks
+from dashboard.lib import vocabulary
 from dashboard.models import Alert, AlertChannel, AlertKind, AlertMessage, AlertRule, Unit
 from tests.integration.conftest import point_at
 from tests.support.receivers import (
@@ -102,7 +103,7 @@ def test_a_failure_while_watching_sends_one_mail_and_one_signed_webhook(
         assert failed_unit.failed_job and failed_unit.failed_job in new.title
         assert "failed directory" not in new.title  # the job, not the clean-up after it
         assert f"https://lookout.example.org/units/{unit_uuid}/" in text
-        assert new.opened_at.strftime("%Y-%m-%d %H:%M:%S") in text  # the upstream time
+        assert vocabulary.moment(new.opened_at) in text  # the upstream time, in English
         hook = received[0]
         assert hook["event"] == "fired" and hook["alert"]["title"] == new.title
         assert hook["alert"]["url"] == f"https://lookout.example.org/units/{unit_uuid}/"

@@ -56,9 +56,7 @@ def test_poll_once_prints_one_line_per_service_and_exits_0_when_all_answer(
     assert all(" ok;" in line for line in lines[:2])
 
 
-def test_poll_once_ends_with_the_alert_evaluation_of_what_it_stored(
-    tmp_path, scratch_database_url
-):
+def test_poll_once_ends_with_the_alert_evaluation_of_what_it_stored(tmp_path, scratch_database_url):
     # Seed 2's 15 transfers include failed ones: each opens a failure alert.
     with SimulatorProcess(units=15, packages=10, seed=2) as sim:
         result = run_poll(tmp_path, scratch_database_url, sim.workflow_url, sim.storage_url)

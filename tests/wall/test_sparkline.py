@@ -48,7 +48,7 @@ def test_the_svg_carries_the_same_points_as_the_values():
 
 
 def test_the_text_alternative_says_total_peak_and_latest():
-    text = sparkline_text([0, 2, 7, 1], subject="completions", period="hour")
+    text = sparkline_text([0, 2, 7, 1])
 
     assert text == ("10 completions over the last 4 hours; busiest hour: 7; latest hour: 1.")
 
@@ -87,9 +87,5 @@ def test_no_values_give_a_baseline_and_say_so():
 
 
 def test_the_sentence_says_one_completion_not_one_completions():
-    assert sparkline_text([0, 1, 0], subject="completions", period="hour").startswith(
-        "1 completion over the last 3 hours"
-    )
-    assert sparkline_text([2, 1], subject="completions", period="hour").startswith(
-        "3 completions over"
-    )
+    assert sparkline_text([0, 1, 0]).startswith("1 completion over the last 3 hours")
+    assert sparkline_text([2, 1]).startswith("3 completions over")

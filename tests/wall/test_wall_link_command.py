@@ -41,7 +41,7 @@ def test_create_defaults_to_the_local_address():
 def test_create_refuses_a_duplicate_name():
     run("create", "Lobby")
 
-    with pytest.raises(CommandError, match="named 'Lobby' already exists"):
+    with pytest.raises(CommandError, match="named “Lobby” already exists"):
         run("create", "Lobby")
     assert WallLink.objects.count() == 1
 
@@ -57,7 +57,7 @@ def test_revoke_stops_the_link():
 
 
 def test_revoke_names_an_unknown_or_already_revoked_link():
-    with pytest.raises(CommandError, match="There is no wall link named 'Nowhere'"):
+    with pytest.raises(CommandError, match="There is no wall link named “Nowhere”"):
         run("revoke", "Nowhere")
 
     run("create", "Lobby")

@@ -101,7 +101,7 @@ def test_an_empty_or_overlong_name_is_refused(name):
 
 
 def test_revoking_an_unknown_or_revoked_link_says_so():
-    with pytest.raises(wall_links.WallLinkNotFound, match="no wall link named 'Nowhere'"):
+    with pytest.raises(wall_links.WallLinkNotFound, match="no wall link named “Nowhere”"):
         wall_links.wall_link_revoke(name="Nowhere")
     with pytest.raises(wall_links.WallLinkNotFound, match="with id 99"):
         wall_links.wall_link_revoke(link_id=99)

@@ -6,6 +6,8 @@ A channel added here receives the default rules at once. A webhook's signing sec
 printed once, when it is added. An Apprise URL is a secret: it is printed (and listed)
 only masked. `add ... --digest-hour 8` (or `digest ID 8` later) opts
 the channel in to a daily digest at 08:00 (TIME_ZONE); `digest ID off` opts it out.
+`add ... --language fr` (or `language ID fr` later) writes its messages in French; a
+channel takes the site's LANGUAGE_CODE otherwise.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ class Command(BaseCommand):
         add.add_argument(
             "--digest-hour", type=_hour, default=None, help="also send a daily digest at HOUR"
         )
+        add.add_argument(
+            "--language", default=None, help="write its messages in this language (LANGUAGES)"
+        )
+        language = actions.add_parser("language", help="write a channel's messages in LANGUAGE")
+        language.add_argument("id", type=int)
+        language.add_argument("language")
         actions.add_parser("list", help="show every channel and how its last message went")
         remove = actions.add_parser("remove", help="remove a channel")
         remove.add_argument("id", type=int)
@@ -46,7 +54,16 @@ class Command(BaseCommand):
         action = options["action"]
         try:
             if action == "add":
-                self._add(options["kind"], options["target"], options["digest_hour"])
+                self._add(
+                    options["kind"], options["target"], options["digest_hour"], options["language"]
+                )
+            elif action == "language":
+                channel = alerts.alert_channel_language_set(
+                    channel_id=options["id"],
+                    language=options["language"],
+                    actor_name=_shell_actor(),
+                )
+                self.stdout.write(f"Channel {channel.pk} writes in {channel.language}.")
             elif action == "remove":
                 channel = alerts.alert_channel_remove(
                     channel_id=options["id"], actor_name=_shell_actor()
@@ -61,10 +78,15 @@ class Command(BaseCommand):
         except alerts.AlertError as exc:
             raise CommandError(str(exc)) from None
 
-    def _add(self, kind: str, target: str, digest_hour: int | None) -> None:
-        added = alerts.alert_channel_add(kind=kind, target=target, actor_name=_shell_actor())
+    def _add(self, kind: str, target: str, digest_hour: int | None, language: str | None) -> None:
+        added = alerts.alert_channel_add(
+            kind=kind, target=target, language=language, actor_name=_shell_actor()
+        )
         rules = added.channel.rules.count()
-        self.stdout.write(f"Added channel {added.channel.pk}: {added.channel} ({rules} rules).")
+        self.stdout.write(
+            f"Added channel {added.channel.pk}: {added.channel} ({rules} rules, "
+            f"in {added.channel.language})."
+        )
         if digest_hour is not None:
             self._digest(added.channel.pk, digest_hour)
         if added.secret:
