@@ -28,6 +28,7 @@ run: $(RUNTIME_STAMP)
 	@$(PY) manage.py run_stack --check-ports
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_admin
+	$(PY) manage.py build_js_catalogs
 	$(PY) manage.py run_stack
 
 # Two passes. The first runs every test on SQLite (the embedded default; DATABASE_URL

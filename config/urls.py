@@ -10,6 +10,8 @@ from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.urls import include, path
 
+from dashboard.views.language import set_language
+
 
 def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Password reset sends mail: without EMAIL_HOST its pages do not exist."""
@@ -64,6 +66,8 @@ account_urls = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include(account_urls)),
+    # The header's language picker (a POST form): cookie, and the user's saved choice.
+    path("i18n/setlang/", set_language, name="set_language"),
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]

@@ -21,37 +21,51 @@
 
   var shownLabel = dataLabel();
 
-  function plural(count, singular) {
-    return count + " " + (count === 1 ? singular : singular + "s");
+  var gettext = window.gettext;
+  var ngettext = window.ngettext;
+
+  function format(text, values) {
+    return window.interpolate(text, values, true);
   }
 
   // The words of `duration` and `ago` in dashboard/lib/vocabulary.py, for the one age
   // the screen has to count by itself; a browser test holds the two to the same words.
   function duration(seconds) {
     var whole = Math.floor(seconds);
-    if (whole < 1) return "< 1 s";
-    if (whole < 60) return whole + " s";
-    if (whole < 3600) return Math.floor(whole / 60) + " min";
+    if (whole < 1) return gettext("< 1 s");
+    if (whole < 60) return format(gettext("%(seconds)s s"), { seconds: whole });
+    if (whole < 3600) return format(gettext("%(minutes)s min"), { minutes: Math.floor(whole / 60) });
     if (whole < 86400) {
       var hours = Math.floor(whole / 3600);
       var minutes = Math.floor((whole % 3600) / 60);
-      return minutes ? hours + " h " + minutes + " min" : hours + " h";
+      return minutes
+        ? format(gettext("%(hours)s h %(minutes)s min"), { hours: hours, minutes: minutes })
+        : format(gettext("%(hours)s h"), { hours: hours });
     }
     var days = Math.floor(whole / 86400);
     var rest = Math.floor((whole % 86400) / 3600);
-    return rest && days < 7 ? plural(days, "day") + " " + rest + " h" : plural(days, "day");
+    if (rest && days < 7) {
+      return format(
+        ngettext("%(days)s day %(hours)s h", "%(days)s days %(hours)s h", days),
+        { days: days, hours: rest }
+      );
+    }
+    return format(ngettext("%(days)s day", "%(days)s days", days), { days: days });
   }
 
   function ago(seconds) {
-    return seconds < 5 ? "just now" : duration(seconds) + " ago";
+    return seconds < 5
+      ? gettext("just now")
+      : format(gettext("%(duration)s ago"), { duration: duration(seconds) });
   }
 
   window.LookoutWall = { duration: duration, ago: ago };
 
   function describe() {
-    notice.textContent =
-      "Connection lost: showing data from " + shownLabel + " (updated " +
-      ago((Date.now() - lastSuccess) / 1000) + "). Retrying…";
+    notice.textContent = format(
+      gettext("Connection lost: showing data from %(time)s (updated %(ago)s). Retrying…"),
+      { time: shownLabel, ago: ago((Date.now() - lastSuccess) / 1000) }
+    );
   }
 
   function connectionLost() {
