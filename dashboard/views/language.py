@@ -8,7 +8,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language as django_set_language
 
-from dashboard.lib.languages import supported_language
+from dashboard.lib.languages import remember_language, supported_language
 from dashboard.services.user_language import user_language_save
 
 
@@ -23,9 +23,8 @@ def set_language(request: HttpRequest) -> HttpResponse:
             target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
         )
         return HttpResponseRedirect(target if safe else "/")
-    request.POST = request.POST.copy()
-    request.POST["language"] = language  # as LANGUAGES spells it: "pt-BR" is "pt-br"
     response = django_set_language(request)
+    remember_language(response, language)  # as LANGUAGES spells it: "pt-BR" is "pt-br"
     if request.user.is_authenticated:
         user_language_save(user=request.user, language=language, session=request.session)
     return response

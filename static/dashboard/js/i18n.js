@@ -10,6 +10,9 @@
   if (typeof window.ngettext !== "function") {
     window.ngettext = function (singular, plural, count) { return count === 1 ? singular : plural; };
   }
+  if (typeof window.pgettext !== "function") {
+    window.pgettext = function (context, text) { return text; };
+  }
   if (typeof window.interpolate !== "function") {
     window.interpolate = function (format, values) {
       return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });

@@ -23,9 +23,20 @@
 
   var gettext = window.gettext;
   var ngettext = window.ngettext;
+  var pgettext = window.pgettext;
 
   function format(text, values) {
     return window.interpolate(text, values, true);
+  }
+
+  // One unit of a span. Each message is written out in an ngettext call, with the ids
+  // of dashboard/lib/vocabulary.py, so makemessages finds it.
+  function counted(text, count) {
+    return format(text, { count: count });
+  }
+
+  function twoUnits(larger, smaller) {
+    return format(pgettext("duration", "%(larger)s %(smaller)s"), { larger: larger, smaller: smaller });
   }
 
   // The words of `duration` and `ago` in dashboard/lib/vocabulary.py, for the one age
@@ -33,24 +44,16 @@
   function duration(seconds) {
     var whole = Math.floor(seconds);
     if (whole < 1) return gettext("< 1 s");
-    if (whole < 60) return format(gettext("%(seconds)s s"), { seconds: whole });
-    if (whole < 3600) return format(gettext("%(minutes)s min"), { minutes: Math.floor(whole / 60) });
-    if (whole < 86400) {
-      var hours = Math.floor(whole / 3600);
-      var minutes = Math.floor((whole % 3600) / 60);
-      return minutes
-        ? format(gettext("%(hours)s h %(minutes)s min"), { hours: hours, minutes: minutes })
-        : format(gettext("%(hours)s h"), { hours: hours });
-    }
+    if (whole < 60) return counted(ngettext("%(count)s s", "%(count)s s", whole), whole);
+    var minutes = Math.floor(whole / 60) % 60;
+    var minuteWords = counted(ngettext("%(count)s min", "%(count)s min", minutes), minutes);
+    if (whole < 3600) return minuteWords;
+    var hours = Math.floor(whole / 3600) % 24;
+    var hourWords = counted(ngettext("%(count)s h", "%(count)s h", hours), hours);
+    if (whole < 86400) return minutes ? twoUnits(hourWords, minuteWords) : hourWords;
     var days = Math.floor(whole / 86400);
-    var rest = Math.floor((whole % 86400) / 3600);
-    if (rest && days < 7) {
-      return format(
-        ngettext("%(days)s day %(hours)s h", "%(days)s days %(hours)s h", days),
-        { days: days, hours: rest }
-      );
-    }
-    return format(ngettext("%(days)s day", "%(days)s days", days), { days: days });
+    var dayWords = counted(ngettext("%(count)s day", "%(count)s days", days), days);
+    return hours && days < 7 ? twoUnits(dayWords, hourWords) : dayWords;
   }
 
   function ago(seconds) {
