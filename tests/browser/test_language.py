@@ -146,3 +146,16 @@ def test_a_wall_link_made_in_spanish_shows_spanish_to_an_english_browser(
     assert page.evaluate("typeof django === 'object' && typeof django.gettext === 'function'")
     assert violations == []
     screenshot(page, "language-wall-es", full_page=False)
+
+
+def test_the_picker_fits_a_phone_screen(live_server, new_context):
+    seed.seed(seed.unit(1, name="Board minutes 1962"))
+    make_user("noa", "operator")
+    page = new_context("pt-BR", width=390, height=844).new_page()
+    log_in(page, live_server.url, "noa")
+
+    assert html_lang(page) == "pt-br"
+    assert page.locator("#language-choice").is_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow}px wider than the phone"
+    screenshot(page, "language-phone-pt-br", full_page=False)
