@@ -25,6 +25,11 @@ RUN apt-get update \
 
 COPY . .
 
+# Each language's JavaScript catalog as a static file, hashed and cached like the other
+# scripts; written before collectstatic gathers it. Same throw-away key as below.
+RUN LOOKOUT_PRODUCTION=true SECRET_KEY=build-only-not-a-real-secret \
+        python manage.py build_js_catalogs
+
 # Hashed, compressed static files are baked into the image and served by whitenoise.
 # The key is a throw-away for this step only; it is not kept in the image's environment.
 # var/ stays writable for the beat schedule (a volume in docker-compose.yml).

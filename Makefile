@@ -29,6 +29,7 @@ run: $(RUNTIME_STAMP)
 	@$(PY) manage.py run_stack --check-ports
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_admin
+	$(PY) manage.py build_js_catalogs
 	$(PY) manage.py run_stack
 
 # Two passes. The first runs every test on SQLite (the embedded default; DATABASE_URL
@@ -67,7 +68,7 @@ lint: $(DEV_STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/audit-dependencies.py
 	bash scripts/test-prerequisites.sh --gettext
-	$(PY) scripts/check-translations.py source catalogs complete
+	$(PY) scripts/check-translations.py --templates source catalogs complete
 
 # Brings every catalog in locale/ up to date with the sources (makemessages for each
 # language of LANGUAGES but English, both domains), then compiles them. A new language:

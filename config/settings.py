@@ -78,12 +78,16 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the picker's cookie, else the browser's Accept-Language, else English.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Each user's permissions from the cache between changes (dashboard/lib/auth_cache.py).
     "dashboard.lib.auth_cache.PermissionCacheMiddleware",
     "dashboard.middleware.SessionTimeoutMiddleware",
+    # A signed-in user's saved language wins over the cookie and the browser.
+    "dashboard.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -102,6 +106,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -417,6 +422,18 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- i18n, static ---------------------------------------------------------
 LANGUAGE_CODE = "en"
+# The interface languages; upstream names (units, jobs, groups, locations) stay as given.
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "French"),
+    ("es", "Spanish"),
+    ("pt-br", "Brazilian Portuguese"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The picker's choice, for a year; Lax so it follows a link into Lookout.
+LANGUAGE_COOKIE_NAME = "lookout_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
@@ -450,6 +467,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 if LOOKOUT_PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)

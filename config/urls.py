@@ -13,6 +13,7 @@ from django.urls import include, path
 from dashboard.forms.login import LoginForm
 from dashboard.services.oidc import oidc_settings
 from dashboard.views import oidc as oidc_views
+from dashboard.views.language import set_language
 
 
 def _needs_mail(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -86,6 +87,8 @@ urlpatterns = [
     # The redirect URI to register at the provider is <public URL>/oidc/callback/.
     path("oidc/authenticate/", oidc_views.OidcSignInView.as_view(), name="oidc_sign_in"),
     path("oidc/callback/", oidc_views.OidcCallbackView.as_view(), name="oidc_callback"),
+    # The header's language picker (a POST form): cookie, and the user's saved choice.
+    path("i18n/setlang/", set_language, name="set_language"),
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.urls")),
 ]

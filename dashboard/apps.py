@@ -14,6 +14,7 @@ class DashboardConfig(AppConfig):
     def ready(self) -> None:
         from axes.signals import user_locked_out  # type: ignore[import-untyped]  # no hints
         from django.contrib.auth.models import User
+        from django.contrib.auth.signals import user_logged_in
 
         from dashboard import models
         from dashboard.services.roles import sync_role_groups, sync_staff_flag
@@ -33,6 +34,7 @@ class DashboardConfig(AppConfig):
         self._forget_permissions_on_change()
         user_locked_out.connect(_audit_login_lock, dispatch_uid="lookout-login-lock-audit")
         self._report_directory_errors()
+        user_logged_in.connect(_restore_user_language, dispatch_uid="lookout-user-language")
         # What the cached live regions show (dashboard.lib.page_cache). A save or delete
         # of one row moves the generation on; the services' bulk writes do it themselves.
         for model in (
@@ -82,6 +84,16 @@ def _audit_login_lock(sender: Any, request: Any = None, **kwargs: Any) -> None:
     login_lock_audit(
         username=str(kwargs.get("username") or ""), ip_address=str(kwargs.get("ip_address") or "")
     )
+
+
+def _restore_user_language(
+    sender: Any, request: Any = None, user: Any = None, **kwargs: Any
+) -> None:
+    from dashboard.services.user_language import user_language_restore
+
+    # Logins without a request (a test client's force_login has one; the shell has none).
+    if request is not None and hasattr(request, "session") and user is not None:
+        user_language_restore(user=user, session=request.session)
 
 
 def _unit_status_counts_rebuild(sender: Any, **kwargs: Any) -> None:

@@ -1,4 +1,11 @@
-"""Session limits Django does not have: an idle timeout beside the absolute lifetime.
+"""Per-session behaviour Django does not have: the signed-in user's language, and an idle
+timeout beside the absolute lifetime.
+
+The language: LocaleMiddleware picks the picker's cookie, else the browser's
+Accept-Language. A signed-in user's saved choice (copied into the session at login) wins
+over both, and is written to the cookie too, so the login page after a logout keeps it.
+
+The timeout:
 
 A logged-in session ends LOOKOUT_SESSION_IDLE_MINUTES after the user last loaded a page
 or sent a form, and LOOKOUT_SESSION_MAX_HOURS after the login whatever happens
@@ -14,6 +21,9 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+
+from dashboard.lib.languages import SESSION_KEY, remember_language, supported_language
 
 STARTED = "lookout_session_started"
 SEEN = "lookout_session_seen"
@@ -48,3 +58,27 @@ class SessionTimeoutMiddleware:
         polling = request.method == "GET" and request.headers.get("HX-Request") == "true"
         if not polling and now - seen >= SEEN_RESOLUTION_SECONDS:
             session[SEEN] = now
+
+
+class UserLanguageMiddleware:
+    """After authentication: the signed-in user's saved language speaks for the request."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        chosen = self._saved_language(request)
+        if chosen is not None:
+            translation.activate(chosen)
+            request.LANGUAGE_CODE = chosen
+        response = self.get_response(request)
+        if chosen is not None and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != chosen:
+            remember_language(response, chosen)
+        return response
+
+    @staticmethod
+    def _saved_language(request: HttpRequest) -> str | None:
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or not hasattr(request, "session"):
+            return None
+        return supported_language(request.session.get(SESSION_KEY))

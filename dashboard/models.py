@@ -405,6 +405,9 @@ class WallLink(models.Model):
     created_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # A kiosk has no picker: the wall shows in the language the link was made in (one of
+    # settings.LANGUAGES), whatever the screen's browser asks for.
+    language = models.CharField(max_length=10, default="en")
 
     class Meta:
         ordering = ["name"]
@@ -1109,3 +1112,14 @@ class MonthlyDecisionWait(DurationHistogram):
 
     def __str__(self) -> str:
         return f"{self.decision} {self.pipeline} {self.month:%Y-%m}"
+
+
+class UserPreference(models.Model):
+    """What a signed-in user chose for themselves and keeps across browsers and logins."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="preference")
+    # A code from settings.LANGUAGES; empty follows the browser (and the picker's cookie).
+    language = models.CharField(max_length=10, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language or 'browser language'})"

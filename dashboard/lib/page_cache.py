@@ -6,7 +6,7 @@ HTML is cached under a key made of:
 - a time bucket no longer than the region's refresh interval, so ages ("waiting 3 min")
   and stale banners are at most one refresh old, also when a poller stops and the
   generation stands still;
-- the variant: what differs by who is looking.
+- the variant: what differs by who is looking (and, for HTML, the language).
 
 The generation lives in the cache itself. When it is missing (a flush, an eviction, a
 fresh start) a new one is drawn, so losing the cache only means rendering again; where
@@ -23,7 +23,7 @@ from uuid import uuid4
 
 from django.core.cache import cache
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 GENERATION_KEY = "page-generation"
 T = TypeVar("T")
@@ -66,7 +66,9 @@ def generation() -> str | None:
 def cached_fragment(
     name: str, *, seconds: float, render: Callable[[], str], variant: str = ""
 ) -> str:
-    """`render()`'s HTML, from the cache while the generation and time bucket last."""
+    """`render()`'s HTML, from the cache while the generation and time bucket last; one
+    copy per interface language."""
+    variant = f"{translation.get_language()}:{variant}"
     return str(cached_result(name, seconds=seconds, compute=render, variant=variant))
 
 

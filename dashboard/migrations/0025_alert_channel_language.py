@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dashboard", "0023_audit_outcome_not_done"),
+        ("dashboard", "0024_user_language"),
     ]
 
     operations = [

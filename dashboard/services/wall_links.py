@@ -21,11 +21,12 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.credentials import clean_name, token_hash
+from dashboard.lib.languages import supported_language
 from dashboard.models import AuditEntry, WallLink
 
 TOKEN_BYTES = 32
@@ -58,6 +59,10 @@ class WallLinkAlreadyRevoked(WallLinkError):
 
 
 class WallLinkInvalidName(WallLinkError):
+    pass
+
+
+class WallLinkInvalidLanguage(WallLinkError):
     pass
 
 
@@ -96,8 +101,24 @@ def _clean_name(name: str) -> str:
     )
 
 
+def _language(language: str | None) -> str:
+    """A code from settings.LANGUAGES; by default the language of whoever makes the link."""
+    code = supported_language(language or translation.get_language())
+    if code is None:
+        raise WallLinkInvalidLanguage(
+            _("Lookout has no language “%(language)s”.") % {"language": language}
+        )
+    return code
+
+
 def _audit(
-    *, action: str, link: WallLink, actor: Actor | None, actor_name: str, now: datetime
+    *,
+    action: str,
+    link: WallLink,
+    actor: Actor | None,
+    actor_name: str,
+    now: datetime,
+    parameters: dict[str, str] | None = None,
 ) -> None:
     AuditEntry.objects.create(
         idempotency_key=uuid.uuid4().hex,
@@ -107,6 +128,7 @@ def _audit(
         target_kind="wall_link",
         target=link.name,
         target_label=f"Wall link {link.name}",
+        parameters=parameters or {},
         requested_at=now,
         finished_at=now,
         outcome=AuditEntry.Outcome.DONE,
@@ -124,13 +146,17 @@ def _actor_name(actor: Actor | None, actor_name: str) -> str:
 def wall_link_create(
     *,
     name: str,
+    language: str | None = None,
     actor: Actor | None = None,
     actor_name: str = "",
     now: datetime | None = None,
 ) -> CreatedWallLink:
-    """Make a link with a fresh random token; the token is returned once and not kept."""
+    """Make a link with a fresh random token; the token is returned once and not kept.
+
+    The wall shows in `language`, by default the one active while the link is made."""
     now = now or timezone.now()
     name = _clean_name(name)
+    language = _language(language)
     who = _actor_name(actor, actor_name)
     if WallLink.objects.filter(name=name).exists():
         raise WallLinkExists(
@@ -140,14 +166,40 @@ def wall_link_create(
     try:
         with transaction.atomic():
             link = WallLink.objects.create(
-                name=name, token_hash=token_hash(token), created_by=who[:150], created_at=now
+                name=name,
+                token_hash=token_hash(token),
+                created_by=who[:150],
+                created_at=now,
+                language=language,
             )
-            _audit(action="wall_link_create", link=link, actor=actor, actor_name=who, now=now)
+            _audit(
+                action="wall_link_create",
+                link=link,
+                actor=actor,
+                actor_name=who,
+                now=now,
+                parameters={"language": language},
+            )
     except IntegrityError:  # the same name created at the same moment elsewhere
         raise WallLinkExists(
             _("A wall link named “%(name)s” already exists; choose another name.") % {"name": name}
         ) from None
     return CreatedWallLink(link=link, token=token)
+
+
+def _locked_link(*, link_id: int | None, name: str | None = None) -> WallLink:
+    """The link with this id (else this name), locked until the transaction ends."""
+    lookup: dict[str, int | str] = (
+        {"pk": link_id} if link_id is not None else {"name": " ".join((name or "").split())}
+    )
+    link = WallLink.objects.select_for_update().filter(**lookup).first()
+    if link is None:
+        raise WallLinkNotFound(
+            _("There is no wall link with id %(id)s.") % {"id": link_id}
+            if link_id is not None
+            else _("There is no wall link named “%(name)s”.") % {"name": lookup["name"]}
+        )
+    return link
 
 
 def wall_link_revoke(
@@ -161,17 +213,8 @@ def wall_link_revoke(
     """Revoke by name or id: every screen using the link stops at its next refresh."""
     now = now or timezone.now()
     who = _actor_name(actor, actor_name)
-    lookup: dict[str, int | str] = (
-        {"pk": link_id} if link_id is not None else {"name": " ".join((name or "").split())}
-    )
     with transaction.atomic():
-        link = WallLink.objects.select_for_update().filter(**lookup).first()
-        if link is None:
-            raise WallLinkNotFound(
-                _("There is no wall link with id %(id)s.") % {"id": link_id}
-                if link_id is not None
-                else _("There is no wall link named “%(name)s”.") % {"name": lookup["name"]}
-            )
+        link = _locked_link(link_id=link_id, name=name)
         if link.revoked_at is not None:
             raise WallLinkAlreadyRevoked(
                 _("The wall link “%(name)s” was already revoked on %(moment)s.")
@@ -180,6 +223,32 @@ def wall_link_revoke(
         link.revoked_at = now
         link.save(update_fields=["revoked_at"])
         _audit(action="wall_link_revoke", link=link, actor=actor, actor_name=who, now=now)
+    return link
+
+
+def wall_link_set_language(
+    *,
+    link_id: int,
+    language: str,
+    actor: Actor,
+    now: datetime | None = None,
+) -> WallLink:
+    """Change the language a link's wall shows in; its screens switch at the next refresh."""
+    now = now or timezone.now()
+    code = _language(language)
+    with transaction.atomic():
+        link = _locked_link(link_id=link_id)
+        earlier = link.language
+        link.language = code
+        link.save(update_fields=["language"])
+        _audit(
+            action="wall_link_language",
+            link=link,
+            actor=actor,
+            actor_name=_actor_name(actor, ""),
+            now=now,
+            parameters={"language": code, "earlier": earlier},
+        )
     return link
 
 

@@ -12,5 +12,6 @@ urlpatterns = [
     path("links/", wall.wall_links, name="wall-links"),
     path("links/create/", wall.wall_link_create, name="wall-link-create"),
     path("links/<int:link_id>/revoke/", wall.wall_link_revoke, name="wall-link-revoke"),
+    path("links/<int:link_id>/language/", wall.wall_link_language, name="wall-link-language"),
     path("<str:token>/", wall.wall_screen, name="wall-screen"),
 ]

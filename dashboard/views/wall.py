@@ -21,9 +21,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -31,6 +32,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.lib import page_cache
 from dashboard.lib.htmx import HtmxHttpRequest
+from dashboard.lib.languages import language_choices, supported_language
 from dashboard.lib.roles import user_has_role
 from dashboard.models import WallLink
 from dashboard.selectors.alerts import open_alerts_get
@@ -46,8 +48,8 @@ WALL_COOKIE_MAX_AGE = 400 * 24 * 3600
 WALL_TEMPLATE = "dashboard/wall/wall.html"
 DENIED_TEMPLATE = "dashboard/wall/denied.html"
 DENIED = {
-    wall_link_services.Access.UNKNOWN: (404, "This wall link is not valid."),
-    wall_link_services.Access.REVOKED: (403, "This wall link has been revoked."),
+    wall_link_services.Access.UNKNOWN: (404, gettext_lazy("This wall link is not valid.")),
+    wall_link_services.Access.REVOKED: (403, gettext_lazy("This wall link has been revoked.")),
 }
 
 
@@ -127,11 +129,20 @@ def _denied(request: HtmxHttpRequest, access: wall_link_services.WallAccess) -> 
     )
 
 
+def _speak_link_language(request: HttpRequest, link: WallLink | None) -> None:
+    """A kiosk's wall is in its link's language, whatever its browser asks for."""
+    language = supported_language(link.language) if link is not None else None
+    if language is not None:
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+
+
 @never_cache
 @require_GET
 def wall_screen(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """Swap a live token for the screen's cookie, and send the browser to `/wall/`."""
     access = wall_link_services.wall_link_verify(token=token)
+    _speak_link_language(request, access.link)
     if not access.granted or access.link is None:
         return _kiosk_headers(_denied(request, access))
     # A screen still polling its old token address reloads itself at /wall/.
@@ -154,6 +165,7 @@ def wall(request: HtmxHttpRequest) -> HttpResponse:
     cookie = request.get_signed_cookie(WALL_COOKIE, default=None, salt=WALL_COOKIE_SALT)
     if cookie is not None:
         access = wall_link_services.wall_link_verify_cookie(value=cookie)
+        _speak_link_language(request, access.link)
         if access.granted:
             return _kiosk_headers(_render_wall(request, refresh_url=request.path))
         denied = _denied(request, access)
@@ -167,18 +179,30 @@ def wall(request: HtmxHttpRequest) -> HttpResponse:
 # --- managing links (admins) --------------------------------------------------
 
 
-class WallLinkForm(forms.Form):
-    name = forms.CharField(
-        max_length=wall_link_services.NAME_MAX_LENGTH,
-        help_text=_("Where the screen hangs, for example “Operations room”."),
+class WallLinkLanguageForm(forms.Form):
+    language = forms.ChoiceField(
+        label=gettext_lazy("Language"),
+        choices=language_choices,
+        # Left out, a new link takes the language its maker is using.
+        required=False,
+        help_text=gettext_lazy("The wall shows in this language, whatever the screen's browser."),
     )
+
+
+class WallLinkForm(WallLinkLanguageForm):
+    name = forms.CharField(
+        label=gettext_lazy("Name"),
+        max_length=wall_link_services.NAME_MAX_LENGTH,
+        help_text=gettext_lazy("Where the screen hangs, for example “Operations room”."),
+    )
+    field_order = ["name", "language"]
 
 
 def _links_page(request: HttpRequest, form: WallLinkForm, *, status: int = 200) -> HttpResponse:
     return render(
         request,
         "dashboard/wall/links.html",
-        {"links": WallLink.objects.all(), "form": form},
+        {"links": WallLink.objects.all(), "form": form, "languages": language_choices()},
         status=status,
     )
 
@@ -188,7 +212,8 @@ def _links_page(request: HttpRequest, form: WallLinkForm, *, status: int = 200) 
 @login_required
 @permission_required("dashboard.manage_wall_links", raise_exception=True)
 def wall_links(request: HttpRequest) -> HttpResponse:
-    return _links_page(request, WallLinkForm())
+    # A new link takes the language the admin is using, unless they pick another.
+    return _links_page(request, WallLinkForm(initial={"language": translation.get_language()}))
 
 
 @never_cache
@@ -201,7 +226,9 @@ def wall_link_create(request: HttpRequest) -> HttpResponse:
         return _links_page(request, form, status=400)
     try:
         created = wall_link_services.wall_link_create(
-            name=form.cleaned_data["name"], actor=request.user
+            name=form.cleaned_data["name"],
+            language=form.cleaned_data["language"],
+            actor=request.user,
         )
     except wall_link_services.WallLinkError as exc:
         form.add_error("name", str(exc))
@@ -233,4 +260,28 @@ def wall_link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
             _("Revoked “%(name)s”: screens using it stop at their next refresh.")
             % {"name": link.name},
         )
+    return redirect("dashboard:wall-links")
+
+
+@never_cache
+@require_POST
+@login_required
+@permission_required("dashboard.manage_wall_links", raise_exception=True)
+def wall_link_language(request: HttpRequest, link_id: int) -> HttpResponse:
+    """Change the language a link's screens show; they switch at their next refresh."""
+    form = WallLinkLanguageForm(request.POST)
+    if not form.is_valid() or not form.cleaned_data["language"]:
+        messages.error(request, _("Choose one of the languages in the list."))
+        return redirect("dashboard:wall-links")
+    try:
+        link = wall_link_services.wall_link_set_language(
+            link_id=link_id, language=form.cleaned_data["language"], actor=request.user
+        )
+    except wall_link_services.WallLinkNotFound:
+        raise Http404("No such wall link") from None
+    messages.success(
+        request,
+        _("“%(name)s” now shows the wall in %(language)s.")
+        % {"name": link.name, "language": dict(language_choices())[link.language]},
+    )
     return redirect("dashboard:wall-links")

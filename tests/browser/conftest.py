@@ -57,6 +57,17 @@ def _live_server_connections_in_autocommit(request: pytest.FixtureRequest) -> No
             conn.set_autocommit(True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _js_catalogs() -> None:
+    """The pages load static/jsi18n/<language>/djangojs.js: written once, before the live
+    server's WhiteNoise lists the static files."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("build_js_catalogs", stdout=StringIO())
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright

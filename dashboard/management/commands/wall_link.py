@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
@@ -30,6 +31,11 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
         create = actions.add_parser("create", help="make a link and print its address")
         create.add_argument("name", help="where the screen is, e.g. 'Operations room'")
+        create.add_argument(
+            "--language",
+            default=settings.LANGUAGE_CODE,
+            help="the wall's language, a code from LANGUAGES (default: %(default)s)",
+        )
         revoke = actions.add_parser("revoke", help="stop a link from opening the wall")
         revoke.add_argument("name")
         actions.add_parser("list", help="show every link and whether it is active")
@@ -38,7 +44,7 @@ class Command(BaseCommand):
         action = options["action"]
         try:
             if action == "create":
-                self._create(options["name"])
+                self._create(options["name"], options["language"])
             elif action == "revoke":
                 self._revoke(options["name"])
             else:
@@ -46,8 +52,10 @@ class Command(BaseCommand):
         except wall_links.WallLinkError as exc:
             raise CommandError(str(exc)) from None
 
-    def _create(self, name: str) -> None:
-        created = wall_links.wall_link_create(name=name, actor_name=_shell_actor())
+    def _create(self, name: str, language: str) -> None:
+        created = wall_links.wall_link_create(
+            name=name, language=language, actor_name=_shell_actor()
+        )
         self.stderr.write(
             f"Created wall link {created.link.name!r}. Its address is shown only this once:"
         )

@@ -31,7 +31,7 @@
         var caption = wrap.querySelector("caption");
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", caption ? caption.textContent.trim() : "Table");
+        wrap.setAttribute("aria-label", caption ? caption.textContent.trim() : window.gettext("Table"));
       } else if (wrap.getAttribute("role") === "region") {
         wrap.removeAttribute("tabindex");
         wrap.removeAttribute("role");

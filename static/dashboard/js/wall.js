@@ -21,37 +21,54 @@
 
   var shownLabel = dataLabel();
 
-  function plural(count, singular) {
-    return count + " " + (count === 1 ? singular : singular + "s");
+  var gettext = window.gettext;
+  var ngettext = window.ngettext;
+  var pgettext = window.pgettext;
+
+  function format(text, values) {
+    return window.interpolate(text, values, true);
+  }
+
+  // One unit of a span. Each message is written out in an ngettext call, with the ids
+  // of dashboard/lib/vocabulary.py, so makemessages finds it.
+  function counted(text, count) {
+    return format(text, { count: count });
+  }
+
+  function twoUnits(larger, smaller) {
+    return format(pgettext("duration", "%(larger)s %(smaller)s"), { larger: larger, smaller: smaller });
   }
 
   // The words of `duration` and `ago` in dashboard/lib/vocabulary.py, for the one age
   // the screen has to count by itself; a browser test holds the two to the same words.
   function duration(seconds) {
     var whole = Math.floor(seconds);
-    if (whole < 1) return "< 1 s";
-    if (whole < 60) return whole + " s";
-    if (whole < 3600) return Math.floor(whole / 60) + " min";
-    if (whole < 86400) {
-      var hours = Math.floor(whole / 3600);
-      var minutes = Math.floor((whole % 3600) / 60);
-      return minutes ? hours + " h " + minutes + " min" : hours + " h";
-    }
+    if (whole < 1) return gettext("< 1 s");
+    if (whole < 60) return counted(ngettext("%(count)s s", "%(count)s s", whole), whole);
+    var minutes = Math.floor(whole / 60) % 60;
+    var minuteWords = counted(ngettext("%(count)s min", "%(count)s min", minutes), minutes);
+    if (whole < 3600) return minuteWords;
+    var hours = Math.floor(whole / 3600) % 24;
+    var hourWords = counted(ngettext("%(count)s h", "%(count)s h", hours), hours);
+    if (whole < 86400) return minutes ? twoUnits(hourWords, minuteWords) : hourWords;
     var days = Math.floor(whole / 86400);
-    var rest = Math.floor((whole % 86400) / 3600);
-    return rest && days < 7 ? plural(days, "day") + " " + rest + " h" : plural(days, "day");
+    var dayWords = counted(ngettext("%(count)s day", "%(count)s days", days), days);
+    return hours && days < 7 ? twoUnits(dayWords, hourWords) : dayWords;
   }
 
   function ago(seconds) {
-    return seconds < 5 ? "just now" : duration(seconds) + " ago";
+    return seconds < 5
+      ? gettext("just now")
+      : format(gettext("%(duration)s ago"), { duration: duration(seconds) });
   }
 
   window.LookoutWall = { duration: duration, ago: ago };
 
   function describe() {
-    notice.textContent =
-      "Connection lost: showing data from " + shownLabel + " (updated " +
-      ago((Date.now() - lastSuccess) / 1000) + "). Retrying…";
+    notice.textContent = format(
+      gettext("Connection lost: showing data from %(time)s (updated %(ago)s). Retrying…"),
+      { time: shownLabel, ago: ago((Date.now() - lastSuccess) / 1000) }
+    );
   }
 
   function connectionLost() {
