@@ -235,7 +235,7 @@ LOOKOUT_DASHBOARD_COMPLETED_INTERVAL = env_int(
 )
 # Seconds between two bytes of a dashboard answer; a multi-megabyte status list, or one
 # the service holds ~30 s while its job server is down, needs more than the API's.
-LOOKOUT_DASHBOARD_READ_TIMEOUT = env_float("LOOKOUT_DASHBOARD_READ_TIMEOUT", 60.0, minimum=1.0)
+LOOKOUT_DASHBOARD_READ_TIMEOUT = env_float("LOOKOUT_DASHBOARD_READ_TIMEOUT", 40.0, minimum=1.0)
 # The largest CSV the validation page accepts; a bigger request is refused before its body
 # is read, and a file smaller than this is always held in memory (no temporary file).
 LOOKOUT_CSV_MAX_BYTES = env_int("LOOKOUT_CSV_MAX_BYTES", 1024 * 1024, minimum=1024)

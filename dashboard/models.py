@@ -107,6 +107,9 @@ class Unit(models.Model):
     hide_request = models.ForeignKey(
         "AuditEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # When Lookout saw the unit leave the service's own dashboard lists (hidden there)
+    # while they answered; only read with a dashboard account.
+    hidden_upstream_at = models.DateTimeField(null=True, blank=True)
     first_seen_at = models.DateTimeField()
     # When Lookout saw the status or microservice change (or first saw the unit).
     updated_at = models.DateTimeField()

@@ -62,7 +62,7 @@ SERVICE = "workflow dashboard"
 LOGIN_PATH = "/administration/accounts/login/"
 # Connect fast (an unreachable host says so at once); read long: the lists are megabytes,
 # and while the job server is down the service holds them about 30 s.
-DEFAULT_LIST_TIMEOUT = (3.05, 60.0)
+DEFAULT_LIST_TIMEOUT = (3.05, 40.0)
 # Status counts and decisions: the service does not answer them at all during an outage.
 DEFAULT_CALL_TIMEOUT = (3.05, 35.0)
 CHUNK_BYTES = 64 * 1024

@@ -25,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         summaries = []
         for pipeline in pipeline_list():
-            summaries.append(unit_services.workflow_poll(pipeline=pipeline))
+            summaries.append(unit_services.workflow_poll(pipeline=pipeline, every_source=True))
             unit_services.jobs_refresh(pipeline=pipeline)
         summaries.append(storage_services.storage_poll())
         for summary in summaries:
