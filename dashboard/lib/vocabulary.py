@@ -312,7 +312,11 @@ def count_noun(count: int, singular: str, plural_form: str | None = None) -> str
 def service_label(service: str, names: dict[str, str] | None = None) -> str:
     """A freshness key in words: `workflow:east` -> `Workflow service (East pipeline)`."""
     kind, _, slug = service.partition(":")
-    label = {"workflow": "Workflow service", "storage": "Storage service"}.get(kind, kind)
+    label = {
+        "workflow": "Workflow service",
+        "dashboard": "Workflow dashboard lists",
+        "storage": "Storage service",
+    }.get(kind, kind)
     if not slug:
         return label
     return f"{label} ({(names or {}).get(slug, slug)})"

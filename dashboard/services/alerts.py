@@ -40,7 +40,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.clients import notify
-from dashboard.lib import page_cache, vocabulary
+from dashboard.lib import dashboard_source, page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
     Alert,
@@ -478,13 +478,32 @@ def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Conditio
 
 def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
     names = {p.slug: p.name for p in pipeline_list()}
-    wanted = {f"workflow:{slug}" for slug in _pipelines_for(rule)}
+    slugs = _pipelines_for(rule)
+    wanted = {f"workflow:{slug}" for slug in slugs}
+    wanted |= {dashboard_source.dashboard_service(slug) for slug in slugs}
     if not rule.pipeline:
         wanted.add("storage")
     found = []
     for health in service_health_list(now=now):
         if health.service not in wanted or health.last_attempt_at is None:
             continue  # never tried: nothing to say yet
+        pipeline = health.service.partition(":")[2] if ":" in health.service else ""
+        if health.refused:
+            # Not a matter of missed intervals: the account will not work until someone
+            # fixes it, so it is said at once (the API polling goes on meanwhile).
+            name = names.get(pipeline, pipeline)
+            found.append(
+                Condition(
+                    subject=f"account:{health.service}",
+                    title=dashboard_source.refused_error(name),
+                    detail=f"{health.last_error} Units are seen through the API only until "
+                    "the account is fixed.",
+                    link=reverse("dashboard:home"),
+                    pipeline=pipeline,
+                    opened_at=health.last_attempt_at,
+                )
+            )
+            continue
         limit = timedelta(seconds=rule.threshold * health.interval_seconds)
         if health.last_success_at is not None:
             if now - health.last_success_at <= limit:
@@ -502,9 +521,7 @@ def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
                 detail=f"{since}."
                 + (f" Last error: {health.last_error}" if health.last_error else ""),
                 link=reverse("dashboard:home"),
-                pipeline=health.service.removeprefix("workflow:")
-                if health.service.startswith("workflow:")
-                else "",
+                pipeline=pipeline,
                 opened_at=opened,
             )
         )

@@ -34,6 +34,7 @@ from dashboard.clients.workflow_dashboard import (
     WorkflowDashboardClient,
     get_workflow_dashboard_client,
 )
+from dashboard.lib.dashboard_source import dashboard_service, refused_error
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import Unit
@@ -41,22 +42,11 @@ from dashboard.services.freshness import service_poll_record
 
 log = logging.getLogger(__name__)
 
-# What a refused sign-in records as the source's last error; readers look for it.
-REFUSED = "service account refused"
 # The lists are read no sooner than this many times their last answer time.
 ANSWER_TIME_FACTOR = 10
 REFUSAL_BACKOFF_MAX = timedelta(hours=1)
 _STATE_TTL = 24 * 3600
 _IN_BATCH = 900
-
-
-def dashboard_service(slug: str) -> str:
-    """The freshness key of a pipeline's dashboard lists."""
-    return f"dashboard:{slug}"
-
-
-def refused_error(pipeline: PipelineConfig) -> str:
-    return f"{REFUSED} for {pipeline.name}"
 
 
 @dataclass(frozen=True)
@@ -180,7 +170,7 @@ def dashboard_lists_read(
         if isinstance(exc, SignInRefused):
             refusals = int(state.get("refusals") or 0) + 1
             wait = refusal_backoff(refusals)
-            error = f"{refused_error(pipeline)}: {exc}"
+            error = f"{refused_error(pipeline.name)}: {exc}"
             log.warning("%s; next sign-in in %d s", error, wait.total_seconds())
             state = {"refusals": refusals, "next_at": now + wait}
         else:
