@@ -46,6 +46,7 @@ from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
 from dashboard.selectors.bulk_hide import pending_hides
 from dashboard.selectors.decisions import awaits_reingest_approval
+from dashboard.selectors.pipeline_modes import pipeline_modes
 from dashboard.selectors.summary import summary_get
 from dashboard.services import actions, metadata_files, workflow_reingest
 from dashboard.views.confirmation import confirmed_action
@@ -150,6 +151,7 @@ def _overview_live() -> str:
         "open_alerts": alert_selectors.open_alerts_get(),
         "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
         "failure_groups": failures.failure_groups(),
+        "modes": pipeline_modes(),
     }
     return render_to_string("dashboard/home.html#overview-live", context)
 
