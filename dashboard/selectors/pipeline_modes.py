@@ -54,6 +54,11 @@ class Modes:
         return tuple(p for p in self.pipelines if p.refused)
 
     @property
+    def mixed(self) -> bool:
+        """Some pipelines in each mode: the line then names the API-only ones."""
+        return 0 < len(self.api_only) < len(self.pipelines)
+
+    @property
     def api_only_note(self) -> Promise:
         return API_ONLY_NOTE
 
