@@ -9,20 +9,12 @@ import pytest
 from django.utils import timezone
 
 from dashboard.models import ServicePoll
-from tests.browser.conftest import screenshot
-from tests.support.users import PASSWORD, make_user
+from tests.browser.conftest import log_in, screenshot
+from tests.support.users import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 API_ONLY_LINE = "units started elsewhere with automatic approval, and their failures, are not seen"
-
-
-def _log_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base_url}/")
 
 
 def test_the_overview_and_the_wall_show_each_pipelines_mode(page, live_server, settings):
@@ -48,7 +40,7 @@ def test_the_overview_and_the_wall_show_each_pipelines_mode(page, live_server, s
         last_error_at=now,
     )
     make_user("vera", "viewer")
-    _log_in(page, live_server.url, "vera")
+    log_in(page, live_server.url, "vera")
 
     note = page.locator(".mode-note")
     note.wait_for()
