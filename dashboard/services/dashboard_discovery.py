@@ -15,6 +15,7 @@ cycles in between keep their waits (the public lists know only some of them).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -60,6 +61,11 @@ class ListedUnit:
     # The decision(s) it waits at, and since when (the oldest decision job's creation).
     decision: str = ""
     waiting_since: datetime | None = None
+    # The first decision job and its choices (JSON text `{key: label}`, "" if none).
+    decision_job_uuid: str = ""
+    decision_choices: str = ""
+    # Every job waiting for a decision: an answer is settled when its job left them.
+    awaiting_job_uuids: tuple[str, ...] = ()
     # The job that failed (outside the clean-up groups) and when it was created.
     failed_job: str = ""
     failed_job_uuid: str = ""
@@ -74,6 +80,7 @@ class ListedUnit:
     def from_unit(cls, unit: DashboardUnit) -> ListedUnit:
         awaiting = unit.awaiting_jobs
         failed = unit.failed_job if not awaiting else None
+        first = awaiting[0] if awaiting else None
         return cls(
             uuid=unit.uuid,
             kind="sip" if unit.kind is UnitListKind.INGEST else "transfer",
@@ -81,6 +88,9 @@ class ListedUnit:
             active=unit.active,
             decision=" / ".join(dict.fromkeys(job.name for job in awaiting if job.name)),
             waiting_since=min((job.created_at for job in awaiting), default=None),
+            decision_job_uuid=first.uuid if first else "",
+            decision_choices=json.dumps(first.choices) if first and first.choices else "",
+            awaiting_job_uuids=tuple(job.uuid for job in awaiting),
             failed_job=failed.name if failed else "",
             failed_job_uuid=failed.uuid if failed else "",
             failed_group=failed.group if failed else "",

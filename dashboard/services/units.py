@@ -54,6 +54,7 @@ from dashboard.services.dashboard_discovery import (
     dashboard_lists_read,
     hidden_upstream_mark,
 )
+from dashboard.services.decisions import decisions_settle
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.poll_schedule import is_due, next_poll_after_failed_read, next_poll_at
 from dashboard.services.unit_times import upstream_times
@@ -271,6 +272,11 @@ def _apply_discovery(
             )
         elif listed_wait is not None:
             unit.decision = listed_wait.decision or unit.decision
+        if listed_wait is not None:
+            unit.decision_job_uuid = listed_wait.decision_job_uuid or None
+            unit.decision_choices = listed_wait.decision_choices or None
+        elif not now_waiting:
+            unit.decision_job_uuid = unit.decision_choices = None
         elif approval:
             unit.decision = unit.decision or vocabulary.APPROVE_TRANSFER
         else:
@@ -388,11 +394,11 @@ def _link_sip(
 _POLLED_FIELDS = (
     "kind", "name", "status", "microservice", "path", "directory", "transfer_type",
     "sip_uuid", "transfer_uuid", "sent_to_backlog", "awaiting_sip_uuid", "awaiting_approval",
-    "awaiting_decision", "decision", "waiting_since", "waiting_since_from", "status_since",
-    "status_since_from", "failed_job", "failed_job_uuid", "failed_group", "failed_at",
-    "failed_at_from", "updated_at", "last_polled_at",
-    "next_poll_at", "poll_error", "missing_count", "needs_details", "seen_finishing",
-    "learn_jobs",
+    "awaiting_decision", "decision", "decision_job_uuid", "decision_choices",
+    "waiting_since", "waiting_since_from", "status_since", "status_since_from",
+    "failed_job", "failed_job_uuid", "failed_group", "failed_at", "failed_at_from",
+    "updated_at", "last_polled_at", "next_poll_at", "poll_error", "missing_count",
+    "needs_details", "seen_finishing", "learn_jobs",
 )  # fmt: skip
 
 
@@ -757,6 +763,7 @@ def workflow_poll(
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
     _store(pipeline.slug, units, before, gone)
     hidden_upstream_mark(pipeline=pipeline.slug, listing=listing)
+    decisions_settle(pipeline=pipeline.slug, listing=listing)
     unit_status_counts_fold()
     analytics.workflow_cycle_record(
         pipeline=pipeline.slug, units=units, before=before, fields=_POLLED_FIELDS, now=now

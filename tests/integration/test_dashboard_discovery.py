@@ -19,15 +19,17 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import Alert, ServicePoll, TimesFrom, Unit
+from dashboard.models import Alert, AuditEntry, ServicePoll, TimesFrom, Unit
 from dashboard.selectors import freshness
 from dashboard.selectors.health import health_checks
+from dashboard.services import actions, decisions
 from dashboard.services import alerts as alert_services
 from dashboard.services import units as unit_services
 from dashboard.services.dashboard_discovery import refusal_backoff
 from tests.integration.conftest import point_at
 from tests.support.dashboard_session import signed_in
 from tests.support.simulator_process import SimulatorProcess
+from tests.support.users import make_user
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -241,3 +243,93 @@ def test_a_refused_account_backs_off_shows_and_never_stops_the_api_polling(setti
     assert ServicePoll.objects.get(service="dashboard:default").attempt_count == 2
     assert refusal_backoff(2) == 2 * refusal_backoff(1)
     assert ServicePoll.objects.get(service="workflow:default").attempt_count == 4
+
+
+# --- decisions answered in Lookout (item 3)
+
+
+APPROVE = "6953950b-c101-4f4c-a0c3-0cd0684afe5e"
+
+
+def approval_waiting(settings, sim) -> Unit:
+    with_account(settings, sim)
+    poll()
+    unit = (
+        Unit.objects.filter(awaiting_decision=True, decision_job_uuid__isnull=False)
+        .filter(decision_choices__contains=APPROVE)
+        .first()
+    )
+    assert unit is not None, "the scenario should leave a transfer waiting for approval"
+    return unit
+
+
+def test_a_decision_answered_in_lookout_moves_the_unit_on_once_for_a_double_submit(settings, sim):
+    unit = approval_waiting(settings, sim)
+    operator = make_user("olga", "operator")
+    job = unit.decision_job_uuid
+    key = actions.idempotency_key_new()
+
+    first = decisions.decision_answer(
+        user=operator, unit=unit, idempotency_key=key, job=job, choice=APPROVE
+    )
+    again = decisions.decision_answer(
+        user=operator, unit=unit, idempotency_key=key, job=job, choice=APPROVE
+    )
+
+    assert first.entry.outcome == AuditEntry.Outcome.SENT
+    assert (again.repeated, again.entry.pk) == (True, first.entry.pk)
+    listed = listed_units(sim)[unit.uuid]
+    decided = next(j for j in listed["jobs"] if j["uuid"] == job)
+    assert decided["currentstep"] == 2  # taken once
+    poll(now=timezone.now() + timedelta(minutes=1))
+    first.entry.refresh_from_db()
+    assert first.entry.outcome == AuditEntry.Outcome.DONE
+    assert Unit.objects.get(pk=unit.pk).decision_job_uuid != job
+
+
+def test_an_answer_the_service_ignored_is_reported_as_not_taken(settings, sim):
+    unit = approval_waiting(settings, sim)
+    # A choice the service does not have: it answers 200 "None" and ignores it.
+    Unit.objects.filter(pk=unit.pk).update(decision_choices='{"not-a-chain": "Bogus"}')
+    unit.refresh_from_db()
+    sent = decisions.decision_answer(
+        user=make_user("olga", "operator"),
+        unit=unit,
+        idempotency_key=actions.idempotency_key_new(),
+        job=unit.decision_job_uuid,
+        choice="not-a-chain",
+    )
+    assert sent.entry.outcome == AuditEntry.Outcome.SENT
+
+    start = timezone.now()
+    for minutes in range(1, decisions.NOT_TAKEN_AFTER_READS + 1):
+        poll(now=start + timedelta(minutes=minutes))
+
+    sent.entry.refresh_from_db()
+    assert sent.entry.outcome == AuditEntry.Outcome.REFUSED
+    assert sent.entry.upstream_message.startswith("Not taken: still waiting")
+
+
+def test_a_decision_taken_elsewhere_meanwhile_is_not_sent_again(settings, sim):
+    unit = approval_waiting(settings, sim)
+    job = unit.decision_job_uuid
+    elsewhere = signed_in(sim)
+    answered = elsewhere.post(
+        f"{sim.workflow_url}/mcp/execute/",
+        data={"uuid": job, "choice": APPROVE},
+        headers={"X-CSRFToken": elsewhere.cookies["csrftoken"]},
+        timeout=10,
+    )
+    assert answered.status_code == 200
+    poll(now=timezone.now() + timedelta(minutes=1))
+
+    result = decisions.decision_answer(
+        user=make_user("olga", "operator"),
+        unit=unit,
+        idempotency_key=actions.idempotency_key_new(),
+        job=job,
+        choice=APPROVE,
+    )
+
+    assert result.entry.outcome == AuditEntry.Outcome.REFUSED
+    assert result.entry.upstream_message == decisions.TAKEN_ELSEWHERE
