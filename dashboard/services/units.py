@@ -272,15 +272,16 @@ def _apply_discovery(
             )
         elif listed_wait is not None:
             unit.decision = listed_wait.decision or unit.decision
+        elif approval:
+            unit.decision = unit.decision or vocabulary.APPROVE_TRANSFER
+        else:
+            unit.decision = ""
+        # The job and choices to answer it with: only the dashboard lists give them.
         if listed_wait is not None:
             unit.decision_job_uuid = listed_wait.decision_job_uuid or None
             unit.decision_choices = listed_wait.decision_choices or None
         elif not now_waiting:
             unit.decision_job_uuid = unit.decision_choices = None
-        elif approval:
-            unit.decision = unit.decision or vocabulary.APPROVE_TRANSFER
-        else:
-            unit.decision = ""
     return discovered
 
 
