@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_list
@@ -64,6 +65,24 @@ class ConfirmActionForm(forms.Form):
         regex=r"^[A-Za-z0-9_-]{16,64}$", widget=forms.HiddenInput, required=True
     )
     next = forms.CharField(widget=forms.HiddenInput, required=False, max_length=500)
+
+
+class DecisionAnswerForm(ConfirmActionForm):
+    """Pick one of a pending decision's choices (the service's keys, shown by label)."""
+
+    job = forms.RegexField(regex=r"^[0-9a-fA-F-]{36}$", widget=forms.HiddenInput, required=True)
+    choice = forms.CharField(
+        label=_("Answer"), max_length=200, required=True, widget=forms.RadioSelect
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The choices come with the unit (initial); a re-posted form keeps the picked key.
+        offered = list(self.initial.get("choices") or [])
+        picked = self.data.get("choice") if self.is_bound else None
+        if picked and picked not in dict(offered):
+            offered.append((picked, picked))
+        self.fields["choice"].widget.choices = offered
 
 
 class OpenMultipleField(forms.MultipleChoiceField):

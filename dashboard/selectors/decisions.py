@@ -8,6 +8,7 @@ service's own web UI, where it is answered.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from dashboard.lib import vocabulary
@@ -82,3 +83,38 @@ def awaits_reingest_approval(unit: Unit) -> bool:
         return False
     jobs = (job.strip() for job in (unit.decision or unit.microservice).split(" / "))
     return vocabulary.APPROVE_AIP_REINGEST in jobs
+
+
+@dataclass(frozen=True)
+class DashboardDecision:
+    """A pending decision as the dashboard's status lists gave it: answerable in Lookout
+    with a service account."""
+
+    question: str
+    job: str
+    # (key, label) in the service's order.
+    choices: tuple[tuple[str, str], ...]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(label for _, label in self.choices)
+
+
+def decision_choices(unit: Unit) -> dict[str, str]:
+    """The choices the status lists last gave for the unit's pending decision."""
+    try:
+        value = json.loads(unit.decision_choices or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def dashboard_decision(unit: Unit) -> DashboardDecision | None:
+    """The decision Lookout can answer through the dashboard, or None."""
+    choices = decision_choices(unit)
+    if not (unit.awaiting_decision and unit.decision_job_uuid and choices):
+        return None
+    question = (unit.decision or unit.microservice).split(" / ")[0]
+    return DashboardDecision(
+        question=question, job=unit.decision_job_uuid, choices=tuple(choices.items())
+    )

@@ -10,7 +10,6 @@ lists last showed: a decision taken elsewhere meanwhile is refused without a cal
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 
@@ -20,6 +19,7 @@ from dashboard.clients.workflow_dashboard import get_workflow_dashboard_client
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import AuditEntry, Unit
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.decisions import dashboard_decision, decision_choices
 from dashboard.services.actions import (
     ActionNotPossible,
     ActionResult,
@@ -44,18 +44,9 @@ TAKEN_ELSEWHERE = (
 NOT_TAKEN = "Not taken: still waiting, answer again or in the service."
 
 
-def decision_choices(unit: Unit) -> dict[str, str]:
-    """The choices the status lists last gave for the unit's pending decision."""
-    try:
-        value = json.loads(unit.decision_choices or "{}")
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
-
-
 def decision_answerable(unit: Unit) -> bool:
     """Waiting at a decision whose job and choices the dashboard lists gave."""
-    return bool(unit.awaiting_decision and unit.decision_job_uuid and decision_choices(unit))
+    return dashboard_decision(unit) is not None
 
 
 def decision_answer(
