@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from dashboard.lib import vocabulary
 from dashboard.lib.decision_points import decision_points_for
 from dashboard.lib.pipelines import pipeline_get
-from dashboard.models import Unit
+from dashboard.models import AuditEntry, Unit
 
 LOCATION_CHOICE = "storage_location_choice"
 LOCATION_CHOICES = (
@@ -94,6 +94,8 @@ class DashboardDecision:
     job: str
     # (key, label) in the service's order.
     choices: tuple[tuple[str, str], ...]
+    # An answer sent from Lookout that no read of the lists has settled yet.
+    sent: AuditEntry | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -115,6 +117,16 @@ def dashboard_decision(unit: Unit) -> DashboardDecision | None:
     if not (unit.awaiting_decision and unit.decision_job_uuid and choices):
         return None
     question = (unit.decision or unit.microservice).split(" / ")[0]
+    sent = (
+        AuditEntry.objects.filter(
+            action="decision_answer",
+            outcome=AuditEntry.Outcome.SENT,
+            target=unit.uuid,
+            parameters__job=unit.decision_job_uuid,
+        )
+        .order_by("-requested_at")
+        .first()
+    )
     return DashboardDecision(
-        question=question, job=unit.decision_job_uuid, choices=tuple(choices.items())
+        question=question, job=unit.decision_job_uuid, choices=tuple(choices.items()), sent=sent
     )

@@ -77,8 +77,9 @@ def decision_answer(
             )
         client.answer_decision(job, choice)
         return UpstreamAnswer(
-            f"Sent “{choices[choice]}”. The service does not say whether it acted: the next "
-            "read of its status lists tells (see the audit log).",
+            f"“{choices[choice]}” to “{current.decision or 'the decision'}”. The service "
+            "does not say whether it acted: the next read of its status lists tells (see "
+            "the audit log).",
             sent=True,
         )
 

@@ -101,3 +101,23 @@ def test_the_api_answers_403_400_and_409_as_it_should(viewer, operator):
     assert refused.status_code == 409
     assert refused.json()["outcome"] == "refused"
     assert "taken elsewhere" in refused.json()["message"]
+
+
+def test_an_answer_sent_and_not_settled_yet_replaces_the_button(operator):
+    (unit,) = seed(answerable())
+    AuditEntry.objects.create(
+        idempotency_key="s" * 20,
+        actor_name="olga",
+        action="decision_answer",
+        pipeline=unit.pipeline,
+        target=unit.uuid,
+        parameters={"job": JOB, "choice": APPROVE, "label": "Yes, normalize"},
+        outcome=AuditEntry.Outcome.SENT,
+        requested_at=unit.updated_at,
+    )
+    mark_polled()
+
+    page = operator.get(f"/units/{uuid_for(1)}/").content.decode()
+
+    assert "“Yes, normalize” was sent by olga" in page
+    assert "/decision/confirm/" not in page
