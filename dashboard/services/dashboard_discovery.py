@@ -182,12 +182,12 @@ def dashboard_lists_read(
             wait = refusal_backoff(refusals)
             error = f"{refused_error(pipeline.name)}: {exc}"
             log.warning("%s; next sign-in in %d s", error, wait.total_seconds())
-            state = {"refusals": refusals, "next_at": now + wait}
+            state = {"refusals": refusals, "next_at": now + wait, "ok": False}
         else:
             what = "job server down" if isinstance(exc, JobServerDown) else "no answer"
             error = f"workflow dashboard of {pipeline.name}: {what}: {exc}"
             log.warning("%s", error)
-            state = {**state, "next_at": now + min_interval}
+            state = {**state, "next_at": now + min_interval, "ok": False}
         cache.set(_state_key(slug), state, _STATE_TTL)
         service_poll_record(
             service=service,
@@ -200,7 +200,7 @@ def dashboard_lists_read(
         return DashboardListing(units=_kept_waiting(slug), requests=2)
     elapsed = time.monotonic() - started
     interval = max(min_interval, timedelta(seconds=ANSWER_TIME_FACTOR * elapsed))
-    cache.set(_state_key(slug), {"refusals": 0, "next_at": now + interval}, _STATE_TTL)
+    cache.set(_state_key(slug), {"refusals": 0, "next_at": now + interval, "ok": True}, _STATE_TTL)
     waiting = {uuid: unit for uuid, unit in found.items() if unit.waiting}
     # Kept until a little after the next read is due; a lost value only costs waits
     # their upstream time until that read.
@@ -217,9 +217,10 @@ def dashboard_lists_read(
 
 
 def completed_lists_due(*, pipeline: PipelineConfig, now: datetime, force: bool) -> bool:
-    """The public completed lists: every cycle in API-only mode; with the account, which
-    already discovers every unit, only every `LOOKOUT_DASHBOARD_COMPLETED_INTERVAL`."""
-    if force or not pipeline.full_view:
+    """The public completed lists: every cycle in API-only mode, or while the dashboard
+    lists are not answering (refused, job server down, never read); with the account
+    working, which discovers every unit, only every `LOOKOUT_DASHBOARD_COMPLETED_INTERVAL`."""
+    if force or not pipeline.full_view or not _state(pipeline.slug).get("ok"):
         return True
     key = f"dashboard:completed-lists:{pipeline.slug}"
     next_at = cache.get(key)

@@ -333,3 +333,21 @@ def test_a_decision_taken_elsewhere_meanwhile_is_not_sent_again(settings, sim):
 
     assert result.entry.outcome == AuditEntry.Outcome.REFUSED
     assert result.entry.upstream_message == decisions.TAKEN_ELSEWHERE
+
+
+def test_the_completed_lists_are_read_less_often_only_while_the_account_works(settings, sim):
+    from dashboard.services.dashboard_discovery import completed_lists_due
+
+    with_account(settings, sim)
+    (pipeline,) = pipeline_list()
+    now = timezone.now()
+    assert completed_lists_due(pipeline=pipeline, now=now, force=False)  # never read yet
+    poll(now=now)
+    assert completed_lists_due(pipeline=pipeline, now=now + timedelta(seconds=10), force=False)
+    assert not completed_lists_due(pipeline=pipeline, now=now + timedelta(seconds=20), force=False)
+    assert completed_lists_due(pipeline=pipeline, now=now, force=True)
+
+    with_account(settings, sim, password="wrong")
+    cache.clear()  # the schedule and the signed-in session: the next read signs in anew
+    poll(now=now + timedelta(seconds=30), every_source=False)
+    assert completed_lists_due(pipeline=pipeline, now=now + timedelta(seconds=40), force=False)
