@@ -9,6 +9,7 @@ OUTCOMES = [
     ("refused", "Refused by the upstream service"),
     ("failed", "Upstream service unreachable or broken"),
     ("timed_out", "Upstream service did not answer in time"),
+    ("not_done", "Not done (seen by a later poll)"),
 ]
 PERMISSIONS = [
     ("approve_transfer", "Can approve transfers"),
@@ -29,7 +30,8 @@ PERMISSIONS = [
 
 
 class Migration(migrations.Migration):
-    dependencies = [("dashboard", "0020_kept_failure_groups")]
+    # After dash-sim's outcome migration (same number: the lead renumbers at merge).
+    dependencies = [("dashboard", "0021_audit_outcome_not_done")]
 
     operations = [
         migrations.AddField(
