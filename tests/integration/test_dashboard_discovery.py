@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ from dashboard.selectors.health import health_checks
 from dashboard.services import actions, decisions
 from dashboard.services import alerts as alert_services
 from dashboard.services import units as unit_services
-from dashboard.services.dashboard_discovery import refusal_backoff
+from dashboard.services.dashboard_discovery import dashboard_lists_due, refusal_backoff
 from tests.integration.conftest import point_at
 from tests.support.dashboard_session import signed_in
 from tests.support.simulator_process import SimulatorProcess
@@ -351,3 +352,16 @@ def test_the_completed_lists_are_read_less_often_only_while_the_account_works(se
     cache.clear()  # the schedule and the signed-in session: the next read signs in anew
     poll(now=now + timedelta(seconds=30), every_source=False)
     assert completed_lists_due(pipeline=pipeline, now=now + timedelta(seconds=40), force=False)
+
+
+def test_poll_once_reads_the_status_lists_whatever_their_interval(settings, sim):
+    from django.core.management import call_command
+
+    with_account(settings, sim)
+    poll(every_source=False)  # read now: the next read is not due for 30 s
+    (pipeline,) = pipeline_list()
+    assert not dashboard_lists_due(pipeline=pipeline, now=timezone.now())
+
+    call_command("poll", "--once", stdout=StringIO())
+
+    assert ServicePoll.objects.get(service="dashboard:default").attempt_count == 2
