@@ -24,7 +24,6 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Q
 
 from dashboard.clients.workflow_dashboard import (
     DashboardError,
@@ -38,7 +37,7 @@ from dashboard.clients.workflow_dashboard import (
 from dashboard.lib.dashboard_source import dashboard_service, refused_error
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
-from dashboard.models import Unit
+from dashboard.models import PENDING, UNKNOWN, Unit
 from dashboard.services.freshness import service_poll_record
 
 log = logging.getLogger(__name__)
@@ -48,6 +47,7 @@ ANSWER_TIME_FACTOR = 10
 REFUSAL_BACKOFF_MAX = timedelta(hours=1)
 _STATE_TTL = 24 * 3600
 _IN_BATCH = 900
+NEW_UNIT_GRACE = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,8 @@ def hidden_upstream_mark(*, pipeline: str, listing: DashboardListing) -> int:
     came back; only from a complete read. Returns how many were marked.
 
     Only units not marked yet are read, so after the first read this costs about what
-    the lists list; units Lookout first saw after the read began are left alone.
+    the lists list; units Lookout first saw in the last few minutes, or whose status it
+    has not read yet, are left alone (the service lists a unit once it has a job).
     """
     if not listing.complete or listing.read_started_at is None:
         return 0
@@ -248,10 +249,16 @@ def hidden_upstream_mark(*, pipeline: str, listing: DashboardListing) -> int:
             hidden_upstream_at__isnull=False,
             uuid__in=came_back[start : start + _IN_BATCH],
         ).update(hidden_upstream_at=None)
-    candidates = Unit.objects.filter(
-        Q(pipeline=pipeline, hidden_upstream_at__isnull=True),
-        first_seen_at__lt=listing.read_started_at,
-    ).values_list("pk", "uuid")
+    # A unit just started (registered by Lookout, no job yet) is not listed for a while.
+    candidates = (
+        Unit.objects.filter(
+            pipeline=pipeline,
+            hidden_upstream_at__isnull=True,
+            first_seen_at__lt=listing.read_started_at - NEW_UNIT_GRACE,
+        )
+        .exclude(status__in=(UNKNOWN, PENDING))
+        .values_list("pk", "uuid")
+    )
     gone = [pk for pk, uuid in candidates.iterator(chunk_size=5000) if uuid not in listed]
     for start in range(0, len(gone), _IN_BATCH):
         Unit.objects.filter(pk__in=gone[start : start + _IN_BATCH]).update(

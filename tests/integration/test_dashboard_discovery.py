@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 from typing import Any
+from uuid import uuid4
 
 import pytest
 import requests
@@ -181,7 +182,10 @@ def test_a_unit_hidden_upstream_is_marked_hidden(settings, sim):
     target = api(sim, "GET", "/api/transfer/completed/").json()["results"][0]
     assert api(sim, "DELETE", f"/api/transfer/{target}/delete/").json() == {"removed": True}
 
-    later = timezone.now() + timedelta(minutes=1)
+    # Started through Lookout a moment ago: the service lists it once it has a job.
+    unit_services.unit_register(pipeline="default", uuid=str(uuid4()), kind="transfer")
+
+    later = timezone.now() + timedelta(minutes=10)
     poll(now=later)
 
     unit = Unit.objects.get(uuid=target)
