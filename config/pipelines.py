@@ -2,7 +2,8 @@
 
 The first comes from the LOOKOUT_WORKFLOW_* variables; more can be listed in a JSON
 file named by LOOKOUT_PIPELINES_FILE. Keys are read from the environment or from a
-file (`key_env` / `key_file` in the JSON), never stored in the database.
+file (`key_env` / `key_file` in the JSON), never stored in the database; so is the
+optional dashboard account's password (`dashboard_password_env` / `_file`).
 """
 
 from __future__ import annotations
@@ -46,20 +47,38 @@ def _processing_configs(entry: dict[str, Any], where: str) -> list[str]:
     return names
 
 
-def _pipeline_key(entry: dict[str, Any], where: str) -> str:
-    if "key_env" in entry:
-        name = str(entry["key_env"])
+def _secret(entry: dict[str, Any], where: str, field: str) -> str:
+    """`<field>_env` or `<field>_file`; a secret in clear in the file is refused."""
+    if f"{field}_env" in entry:
+        name = str(entry[f"{field}_env"])
         if not os.environ.get(name):
             raise ImproperlyConfigured(f"{where}: environment variable {name} is not set")
         return os.environ[name]
-    if "key_file" in entry:
+    if f"{field}_file" in entry:
         try:
-            return Path(str(entry["key_file"])).read_text().strip()
+            return Path(str(entry[f"{field}_file"])).read_text().strip()
         except OSError as exc:
-            raise ImproperlyConfigured(f"{where}: key_file cannot be read: {exc}") from None
-    if "key" in entry:
-        raise ImproperlyConfigured(f"{where}: give key_env or key_file, not a key in clear")
+            raise ImproperlyConfigured(f"{where}: {field}_file cannot be read: {exc}") from None
+    if field in entry:
+        raise ImproperlyConfigured(
+            f"{where}: give {field}_env or {field}_file, not a {field.replace('_', ' ')} in clear"
+        )
     return ""
+
+
+def _pipeline_key(entry: dict[str, Any], where: str) -> str:
+    return _secret(entry, where, "key")
+
+
+def _dashboard_account(entry: dict[str, Any], where: str) -> tuple[str, str]:
+    """The optional service account on the workflow service's own dashboard: both or none."""
+    user = str(entry.get("dashboard_user") or "")
+    password = _secret(entry, where, "dashboard_password")
+    if bool(user) != bool(password):
+        raise ImproperlyConfigured(
+            f"{where}: the dashboard account needs both a user and a password (or neither)"
+        )
+    return user, password
 
 
 def _validated(entry: dict[str, Any], where: str) -> dict[str, Any]:
@@ -86,10 +105,20 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, Any]:
         "time_zone": time_zone,
         "ui_url": ui_url,
         "processing_configs": _processing_configs(entry, where),
+        "dashboard_user": str(entry.get("dashboard_user") or ""),
+        "dashboard_password": str(entry.get("dashboard_password") or ""),
     }
 
 
 def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, Any]]:
+    first_user, first_password = str(first.get("dashboard_user") or ""), str(
+        first.get("dashboard_password") or ""
+    )
+    if bool(first_user) != bool(first_password):
+        raise ImproperlyConfigured(
+            "LOOKOUT_WORKFLOW_DASHBOARD_USER and LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD "
+            "(or _PASSWORD_FILE) must be set together"
+        )
     pipelines = [_validated(first, "LOOKOUT_WORKFLOW_*")]
     if extra_file:
         try:
@@ -102,8 +131,11 @@ def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, 
             where = f"LOOKOUT_PIPELINES_FILE entry {index}"
             if not isinstance(entry, dict):
                 raise ImproperlyConfigured(f"{where} must be an object")
-            pipeline = _validated({**entry, "key": ""}, where)
+            pipeline = _validated({**entry, "key": "", "dashboard_password": ""}, where)
             pipeline["key"] = _pipeline_key(entry, where)
+            pipeline["dashboard_user"], pipeline["dashboard_password"] = _dashboard_account(
+                entry, where
+            )
             pipelines.append(pipeline)
     slugs = [p["slug"] for p in pipelines]
     if len(set(slugs)) != len(slugs):

@@ -221,6 +221,9 @@ LOOKOUT_PIPELINES = load_pipelines(
         "time_zone": env_str("LOOKOUT_WORKFLOW_TIME_ZONE", "UTC"),
         "ui_url": env_str("LOOKOUT_WORKFLOW_UI_URL", ""),
         "processing_configs": env_str("LOOKOUT_WORKFLOW_PROCESSING_CONFIGS", ""),
+        # The optional service account on the service's own dashboard (docs/service-account.md).
+        "dashboard_user": env_str("LOOKOUT_WORKFLOW_DASHBOARD_USER", ""),
+        "dashboard_password": env_secret("LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD", ""),
     },
     extra_file=env_str("LOOKOUT_PIPELINES_FILE", ""),
 )
@@ -234,6 +237,16 @@ LOOKOUT_STORAGE = {
 LOOKOUT_WORKFLOW_POLL_INTERVAL = env_int("LOOKOUT_WORKFLOW_POLL_INTERVAL", 10, minimum=1)
 LOOKOUT_STORAGE_POLL_INTERVAL = env_int("LOOKOUT_STORAGE_POLL_INTERVAL", 60, minimum=5)
 LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1)
+# With a dashboard account: the status lists are read at most this often (seconds), and
+# never sooner than 10 x their last answer time (they cost the service CPU per unit x job).
+LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL = env_int("LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL", 30, minimum=1)
+# The public completed lists, when the status lists already discover every unit.
+LOOKOUT_DASHBOARD_COMPLETED_INTERVAL = env_int(
+    "LOOKOUT_DASHBOARD_COMPLETED_INTERVAL", 300, minimum=1
+)
+# Seconds between two bytes of a dashboard answer; a multi-megabyte status list, or one
+# the service holds ~30 s while its job server is down, needs more than the API's.
+LOOKOUT_DASHBOARD_READ_TIMEOUT = env_float("LOOKOUT_DASHBOARD_READ_TIMEOUT", 40.0, minimum=1.0)
 # The largest CSV the validation page accepts; a bigger request is refused before its body
 # is read, and a file smaller than this is always held in memory (no temporary file).
 LOOKOUT_CSV_MAX_BYTES = env_int("LOOKOUT_CSV_MAX_BYTES", 1024 * 1024, minimum=1024)

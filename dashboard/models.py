@@ -83,6 +83,12 @@ class Unit(models.Model):
     awaiting_approval = models.BooleanField(default=False)
     awaiting_decision = models.BooleanField(default=False)
     decision = models.CharField(max_length=255, blank=True)
+    # With a dashboard account: the job that waits for the decision, and its choices
+    # (`{"<choice key>": "<label>"}` as JSON text) as the status lists gave them. NULL
+    # when not known: a nullable column is added without rebuilding the table (SQLite
+    # would drop the kept-count triggers with it).
+    decision_job_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    decision_choices = models.TextField(null=True, blank=True)  # noqa: DJ001
     waiting_since = models.DateTimeField(null=True, blank=True)
     waiting_since_from = models.CharField(
         max_length=10, choices=TimesFrom.choices, default=TimesFrom.OBSERVED
@@ -109,6 +115,9 @@ class Unit(models.Model):
     hide_request = models.ForeignKey(
         "AuditEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # When Lookout saw the unit leave the service's own dashboard lists (hidden there)
+    # while they answered; only read with a dashboard account.
+    hidden_upstream_at = models.DateTimeField(null=True, blank=True)
     first_seen_at = models.DateTimeField()
     # When Lookout saw the status or microservice change (or first saw the unit).
     updated_at = models.DateTimeField()
@@ -273,6 +282,9 @@ class AuditEntry(models.Model):
     class Outcome(models.TextChoices):
         PENDING = "pending", _("Pending")
         QUEUED = "queued", _("Queued, outcome to follow")
+        # A decision answered through the dashboard, which answers 200 whether it acted
+        # or not: a later read of its status lists settles it (done, or not taken).
+        SENT = "sent", _("Sent, outcome to follow")
         DONE = "done", _("Done")
         REFUSED = "refused", _("Refused by the upstream service")
         FAILED = "failed", _("Upstream service unreachable or broken")
@@ -326,6 +338,7 @@ class AuditEntry(models.Model):
             ("add_metadata_files", "Can add metadata files to a SIP"),
             ("set_path_metadata", "Can set the level of description of a path"),
             ("fetch_levels", "Can fetch the levels of description from the access system"),
+            ("answer_decisions", "Can answer decisions in the workflow service"),
         ]
 
     def __str__(self) -> str:

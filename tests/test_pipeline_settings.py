@@ -69,3 +69,66 @@ def test_the_typed_pipeline_fills_in_the_defaults():
     pipeline = PipelineConfig(slug="a", name="A", url="https://a.example.org", user="", key="")
     assert pipeline.ui_url == "https://a.example.org"
     assert pipeline.processing_configs == ("default", "automated")
+
+
+def test_a_dashboard_account_is_read_from_the_pipelines_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("EAST_DASHBOARD_PASSWORD", "east-secret")
+    secret_file = tmp_path / "west-password"
+    secret_file.write_text("west-secret\n")
+    extra = tmp_path / "pipelines.json"
+    extra.write_text(
+        json.dumps(
+            [
+                {
+                    "slug": "east",
+                    "url": "https://east.example.org",
+                    "dashboard_user": "lookout",
+                    "dashboard_password_env": "EAST_DASHBOARD_PASSWORD",
+                },
+                {
+                    "slug": "west",
+                    "url": "https://west.example.org",
+                    "dashboard_user": "lookout",
+                    "dashboard_password_file": str(secret_file),
+                },
+            ]
+        )
+    )
+    first, east, west = load_pipelines(first=FIRST, extra_file=str(extra))
+    assert not PipelineConfig(**first).full_view
+    assert (east["dashboard_user"], east["dashboard_password"]) == ("lookout", "east-secret")
+    assert west["dashboard_password"] == "west-secret"
+    assert PipelineConfig(**east).full_view
+    assert "east-secret" not in repr(PipelineConfig(**east))
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ({"dashboard_user": "u", "dashboard_password": "clear"}, "not a dashboard password"),
+        ({"dashboard_user": "u"}, "needs both a user and a password"),
+    ],
+)
+def test_a_dashboard_password_in_clear_or_alone_is_refused(tmp_path, entry, words):
+    extra = tmp_path / "pipelines.json"
+    extra.write_text(json.dumps([{"slug": "east", "url": "https://e.example.org", **entry}]))
+    with pytest.raises(ImproperlyConfigured, match=words):
+        load_pipelines(first=FIRST, extra_file=str(extra))
+
+
+def test_the_first_pipelines_account_needs_both_user_and_password():
+    with pytest.raises(ImproperlyConfigured, match="LOOKOUT_WORKFLOW_DASHBOARD_USER"):
+        load_pipelines(first={**FIRST, "dashboard_user": "u"}, extra_file="")
+    (pipeline,) = load_pipelines(
+        first={**FIRST, "dashboard_user": "u", "dashboard_password": "p4ss"}, extra_file=""
+    )
+    assert PipelineConfig(**pipeline).full_view
+
+
+def test_the_dashboard_password_is_a_redacted_secret(settings):
+    from dashboard.lib.secret_redaction import redact_secrets
+
+    settings.LOOKOUT_PIPELINES = [
+        {**settings.LOOKOUT_PIPELINES[0], "dashboard_user": "u", "dashboard_password": "hunter2-pw"}
+    ]
+    assert "hunter2-pw" not in redact_secrets("login failed with hunter2-pw")

@@ -322,6 +322,8 @@ def test_a_pipelines_file_adds_pipelines_with_keys_from_key_env_and_key_file(
         "time_zone": "UTC",
         "ui_url": "https://east.example.org",
         "processing_configs": ["default", "automated"],
+        "dashboard_user": "",
+        "dashboard_password": "",
     }
     assert pipelines["west"]["key"] == "west-secret"
     assert pipelines["west"]["name"] == "west"

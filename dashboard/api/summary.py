@@ -58,7 +58,10 @@ class FiguresSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="SummaryServiceFreshness")
 class FreshnessSerializer(serializers.Serializer):
-    service = serializers.CharField(help_text="`workflow:<pipeline>` or `storage`.")
+    service = serializers.CharField(
+        help_text="`workflow:<pipeline>`, `dashboard:<pipeline>` (the status lists of a "
+        "pipeline with a service account) or `storage`."
+    )
     interval_seconds = serializers.IntegerField()
     last_attempt_at = serializers.DateTimeField(allow_null=True)
     last_success_at = serializers.DateTimeField(allow_null=True)
@@ -74,6 +77,12 @@ class PipelineSummarySerializer(FiguresSerializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     freshness = FreshnessSerializer(help_text="Its workflow service's.")
+    mode = serializers.ChoiceField(
+        choices=["full_view", "api_only"],
+        help_text="`full_view`: a service account on the workflow service's own dashboard "
+        "lists every unit; `api_only`: units started elsewhere with automatic approval, "
+        "and their failures, are not seen.",
+    )
 
 
 class SummaryApi(APIView):

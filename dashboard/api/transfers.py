@@ -70,7 +70,12 @@ def action_responses(*, forbidden: str, not_found: str) -> dict[int, Any]:
 
 
 # What each outcome answers over HTTP.
-OUTCOME_STATUS: dict[str, int] = {actions.Outcome.DONE: 201, actions.Outcome.REFUSED: 409}
+OUTCOME_STATUS: dict[str, int] = {
+    actions.Outcome.DONE: 201,
+    # Sent, outcome to follow (a decision answered through the dashboard).
+    actions.Outcome.SENT: 202,
+    actions.Outcome.REFUSED: 409,
+}
 
 
 def idempotency_key(request: Request) -> str | None:

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import analytics as analytics_apis
 from dashboard.api import csv_validation as csv_apis
+from dashboard.api import decisions as decision_apis
 from dashboard.api import levels as level_apis
 from dashboard.api import metadata_files as metadata_apis
 from dashboard.api import processing_configs as config_apis
@@ -35,6 +36,11 @@ urlpatterns = [
         "units/<uuid:uuid>/metadata-files/",
         metadata_apis.MetadataFilesApi.as_view(),
         name="metadata-files",
+    ),
+    path(
+        "units/<uuid:uuid>/decision/",
+        decision_apis.DecisionAnswerApi.as_view(),
+        name="decision-answer",
     ),
     path(
         "units/<uuid:uuid>/reingest/approve/",

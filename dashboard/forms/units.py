@@ -69,6 +69,24 @@ class ConfirmActionForm(forms.Form):
     next = forms.CharField(widget=forms.HiddenInput, required=False, max_length=500)
 
 
+class DecisionAnswerForm(ConfirmActionForm):
+    """Pick one of a pending decision's choices (the service's keys, shown by label)."""
+
+    job = forms.RegexField(regex=r"^[0-9a-fA-F-]{36}$", widget=forms.HiddenInput, required=True)
+    choice = forms.CharField(
+        label=_("Answer"), max_length=200, required=True, widget=forms.RadioSelect
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The choices come with the unit (initial); a re-posted form keeps the picked key.
+        offered = list(self.initial.get("choices") or [])
+        picked = self.data.get("choice") if self.is_bound else None
+        if picked and picked not in dict(offered):
+            offered.append((picked, picked))
+        self.fields["choice"].widget.choices = offered
+
+
 class OpenMultipleField(forms.MultipleChoiceField):
     """Several values carried in hidden inputs, with no fixed choices: `clean` checks them."""
 

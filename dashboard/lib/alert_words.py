@@ -22,6 +22,7 @@ UNIT_STUCK = "unit_stuck"
 SERVICE_STALE = "service_stale"
 STORAGE_FULL = "storage_full"
 FIXITY_FAILED = "fixity_failed"
+ACCOUNT_REFUSED = "account_refused"
 
 
 def _moment(iso: str | None) -> str:
@@ -120,6 +121,17 @@ def _fixity_failed(words: dict[str, Any]) -> tuple[str, str]:
     return title, str(words.get("message") or "")
 
 
+def _account_refused(words: dict[str, Any]) -> tuple[str, str]:
+    title = gettext("Service account refused for %(pipeline)s") % {
+        "pipeline": words.get("pipeline_name", "")
+    }
+    detail = gettext("Units are seen through the API only until the account is fixed.")
+    if words.get("error"):
+        # The service's own words, as they came.
+        detail = f"{words['error']} {detail}"
+    return title, detail
+
+
 _WRITERS = {
     UNIT_FAILED: _unit_failed,
     UNIT_WAITING: _unit_waiting,
@@ -127,6 +139,7 @@ _WRITERS = {
     SERVICE_STALE: _service_stale,
     STORAGE_FULL: _storage_full,
     FIXITY_FAILED: _fixity_failed,
+    ACCOUNT_REFUSED: _account_refused,
 }
 
 

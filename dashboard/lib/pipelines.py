@@ -20,6 +20,9 @@ class PipelineConfig:
     ui_url: str = ""
     # Processing configuration names offered when starting a transfer.
     processing_configs: tuple[str, ...] = ("default", "automated")
+    # The optional service account on the service's own dashboard ("" = API only).
+    dashboard_user: str = ""
+    dashboard_password: str = ""
 
     def __post_init__(self) -> None:
         # Settings hold lists (JSON); keep the value hashable and read-only.
@@ -35,6 +38,11 @@ class PipelineConfig:
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         return f"PipelineConfig(slug={self.slug!r}, url={self.url!r})"
+
+    @property
+    def full_view(self) -> bool:
+        """Has a dashboard account: every unit is discovered, not only the API's lists."""
+        return bool(self.dashboard_user and self.dashboard_password)
 
     def client_config(self) -> dict[str, str]:
         """The mapping `get_workflow_client` takes."""

@@ -15,6 +15,10 @@ _SECRET_PARAM = re.compile(r"(?i)\b(api_key|apikey|password)=[^&\s\"'#<>]*")
 _SECRET_JSON_FIELD = re.compile(r'(?i)("(?:api_key|apikey|password)"\s*:\s*")[^"]*(")')
 
 
+# A signed-in session of the workflow service's dashboard, in a Cookie header or a form.
+_SESSION_COOKIE = re.compile(r"(?i)\b(sessionid|csrftoken|csrfmiddlewaretoken)=[^;&\s\"'#<>]*")
+
+
 _APIKEY_HEADER = re.compile(r"(?i)\b(ApiKey\s+[^:\s]+:)\S+")
 
 
@@ -33,9 +37,11 @@ _SIGN_IN_CODE = re.compile(r"(/oidc/callback/\?(?:[^\s\"'#]*?&)?code=)[^&\s\"'#]
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Hide API keys and passwords in a URL, message or body before it is shown anywhere."""
+    """Hide API keys, passwords and session cookies in a URL, message or body before it
+    is shown anywhere."""
     text = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
     text = _SECRET_JSON_FIELD.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(2)}", text)
+    text = _SESSION_COOKIE.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
     text = _APIKEY_HEADER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     text = redact_api_tokens(text)
     for secret in secrets:

@@ -22,6 +22,7 @@ OPERATOR_PERMISSIONS = (
     "dashboard.approve_reingest",
     "dashboard.add_metadata_files",
     "dashboard.set_path_metadata",
+    "dashboard.answer_decisions",
     "dashboard.view_audit",
     "dashboard.silence_alerts",
 )

@@ -26,8 +26,10 @@ def _url_password(url: str) -> str:
 
 
 def configured_secrets() -> list[str]:
-    """The upstream API keys and the passwords in the cache/broker and database URLs."""
+    """The upstream API keys, the dashboard accounts' passwords and the passwords in the
+    cache/broker and database URLs."""
     found = [pipeline.get("key", "") for pipeline in settings.LOOKOUT_PIPELINES]
+    found += [pipeline.get("dashboard_password", "") for pipeline in settings.LOOKOUT_PIPELINES]
     found.append(settings.LOOKOUT_STORAGE.get("key", ""))
     found.append(_url_password(getattr(settings, "REDIS_URL", "") or ""))
     for database in settings.DATABASES.values():

@@ -455,6 +455,7 @@ def count_noun(count: int, singular: str, plural_form: str | None = None) -> str
 
 SERVICE_NAMES = {
     "workflow": _("Workflow service"),
+    "dashboard": _("Workflow dashboard lists"),
     "storage": _("Storage service"),
 }
 

@@ -8,12 +8,13 @@ service's own web UI, where it is answered.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from dashboard.lib import vocabulary
 from dashboard.lib.decision_points import decision_points_for
 from dashboard.lib.pipelines import pipeline_get
-from dashboard.models import Unit
+from dashboard.models import AuditEntry, Unit
 
 LOCATION_CHOICE = "storage_location_choice"
 LOCATION_CHOICES = (
@@ -85,3 +86,50 @@ def awaits_reingest_approval(unit: Unit) -> bool:
         return False
     jobs = (job.strip() for job in (unit.decision or unit.microservice).split(" / "))
     return vocabulary.APPROVE_AIP_REINGEST in jobs
+
+
+@dataclass(frozen=True)
+class DashboardDecision:
+    """A pending decision as the dashboard's status lists gave it: answerable in Lookout
+    with a service account."""
+
+    question: str
+    job: str
+    # (key, label) in the service's order.
+    choices: tuple[tuple[str, str], ...]
+    # An answer sent from Lookout that no read of the lists has settled yet.
+    sent: AuditEntry | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(label for _, label in self.choices)
+
+
+def decision_choices(unit: Unit) -> dict[str, str]:
+    """The choices the status lists last gave for the unit's pending decision."""
+    try:
+        value = json.loads(unit.decision_choices or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def dashboard_decision(unit: Unit) -> DashboardDecision | None:
+    """The decision Lookout can answer through the dashboard, or None."""
+    choices = decision_choices(unit)
+    if not (unit.awaiting_decision and unit.decision_job_uuid and choices):
+        return None
+    question = (unit.decision or unit.microservice).split(" / ")[0]
+    sent = (
+        AuditEntry.objects.filter(
+            action="decision_answer",
+            outcome=AuditEntry.Outcome.SENT,
+            target=unit.uuid,
+            parameters__job=unit.decision_job_uuid,
+        )
+        .order_by("-requested_at")
+        .first()
+    )
+    return DashboardDecision(
+        question=question, job=unit.decision_job_uuid, choices=tuple(choices.items()), sent=sent
+    )

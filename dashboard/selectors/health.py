@@ -47,7 +47,10 @@ def health_checks(*, details: bool = True) -> list[Check]:
         return checks  # the pollers' records are in the database: nothing more to tell
     for service in freshness.service_health_list():
         limit = freshness.STALE_AFTER_INTERVALS * service.interval_seconds
-        if service.last_success_at is None:
+        if service.refused:
+            # Its recorded error begins "service account refused for <pipeline>".
+            reason = service.last_error.split(":", 1)[0] if not details else service.last_error
+        elif service.last_success_at is None:
             reason = _("has never succeeded")
             if details and service.last_error:
                 reason += _("; last error: %(error)s") % {"error": service.last_error}

@@ -94,12 +94,20 @@ class PipelineSummary(Figures):
     name: str
     # Its workflow service's.
     freshness: ServiceHealth
+    # "full_view" (a dashboard service account) or "api_only" (selectors.pipeline_modes).
+    mode: str = "api_only"
 
     @classmethod
     def of(
-        cls, figures: Figures, *, slug: str, name: str, freshness: ServiceHealth
+        cls,
+        figures: Figures,
+        *,
+        slug: str,
+        name: str,
+        freshness: ServiceHealth,
+        mode: str = "api_only",
     ) -> PipelineSummary:
-        return cls(**vars(figures), slug=slug, name=name, freshness=freshness)
+        return cls(**vars(figures), slug=slug, name=name, freshness=freshness, mode=mode)
 
 
 @dataclass(frozen=True)
@@ -223,6 +231,7 @@ def summary_get(*, now: datetime | None = None) -> Summary:
             slug=config.slug,
             name=config.name,
             freshness=health[f"workflow:{config.slug}"],
+            mode="full_view" if config.full_view else "api_only",
         )
         for config in configs
     )

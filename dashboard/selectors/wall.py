@@ -24,6 +24,7 @@ from dashboard.lib.sparkline import Sparkline, sparkline_svg
 from dashboard.models import StatusChange
 from dashboard.selectors import storage as storage_selectors
 from dashboard.selectors.freshness import ServiceHealth
+from dashboard.selectors.pipeline_modes import Modes, pipeline_modes
 from dashboard.selectors.summary import PipelineSummary, summary_get
 
 THROUGHPUT_HOURS = 24
@@ -222,6 +223,8 @@ class WallState:
     capacity_hidden: int
     storage_fetched_at: datetime | None
     stale_services: tuple[StaleService, ...] = field(default=())
+    # API-only pipelines carry a line saying what they cannot see.
+    modes: Modes = field(default_factory=lambda: Modes(pipelines=()))
 
     @property
     def awaiting_total(self) -> int:
@@ -310,4 +313,5 @@ def wall_state(*, now: datetime | None = None) -> WallState:
         capacity_hidden=max(0, len(rows) - CAPACITY_ROWS),
         storage_fetched_at=(storage or {}).get("fetched_at"),
         stale_services=_stale(summary.services),
+        modes=pipeline_modes(health=list(summary.services)),
     )

@@ -87,6 +87,9 @@ class UpstreamAnswer:
     declined: bool = False
     # Handed to a task: the row stays QUEUED until the task records the outcome.
     queued: bool = False
+    # Sent to a service that answers alike whether it acted or not (a decision): the row
+    # stays SENT until a later read of the service settles it.
+    sent: bool = False
 
 
 class ActionNotPossible(Exception):
@@ -109,7 +112,7 @@ class ActionResult:
     @property
     def ok(self) -> bool:
         """Done, or handed to the task that finishes it (its outcome follows)."""
-        return self.entry.outcome in (Outcome.DONE, Outcome.QUEUED)
+        return self.entry.outcome in (Outcome.DONE, Outcome.QUEUED, Outcome.SENT)
 
     @property
     def message(self) -> str:
@@ -272,17 +275,25 @@ def action_perform(
         outcome = Outcome.REFUSED if answer.declined else Outcome.DONE
         if answer.queued and not answer.declined:
             outcome = Outcome.QUEUED
+        if answer.sent and not answer.declined:
+            outcome = Outcome.SENT
         _finish(entry, outcome, answer.status, answer.message)
-        if outcome in (Outcome.DONE, Outcome.QUEUED) and after_success is not None:
+        if outcome in (Outcome.DONE, Outcome.QUEUED, Outcome.SENT) and after_success is not None:
             transaction.on_commit(after_success)
     return ActionResult(entry=entry, repeated=False)
 
 
 def action_queued_finish(
-    *, entry_id: int, outcome: str, message: str, status: int | None = None
+    *,
+    entry_id: int,
+    outcome: str,
+    message: str,
+    status: int | None = None,
+    pending: str = Outcome.QUEUED,
 ) -> bool:
-    """Record the outcome of an action a task carried out; only a QUEUED row changes."""
-    changed = AuditEntry.objects.filter(pk=entry_id, outcome=Outcome.QUEUED).update(
+    """Record the outcome of an action a task (or, for a SENT one, a later read of the
+    service) settled; only a row still in `pending` changes."""
+    changed = AuditEntry.objects.filter(pk=entry_id, outcome=pending).update(
         outcome=outcome,
         upstream_status=status,
         upstream_message=redact_secrets(message),

@@ -42,7 +42,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext as _
 
 from dashboard.clients import apprise_notify, notify
-from dashboard.lib import alert_words, page_cache, vocabulary
+from dashboard.lib import alert_words, dashboard_source, page_cache, vocabulary
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import (
     Alert,
@@ -547,13 +547,34 @@ def _unit_conditions(rule: AlertRule, slug: str, now: datetime) -> list[Conditio
 
 def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
     names = {p.slug: p.name for p in pipeline_list()}
-    wanted = {f"workflow:{slug}" for slug in _pipelines_for(rule)}
+    slugs = _pipelines_for(rule)
+    wanted = {f"workflow:{slug}" for slug in slugs}
+    wanted |= {dashboard_source.dashboard_service(slug) for slug in slugs}
     if not rule.pipeline:
         wanted.add("storage")
     found = []
     for health in service_health_list(now=now):
         if health.service not in wanted or health.last_attempt_at is None:
             continue  # never tried: nothing to say yet
+        pipeline = health.service.partition(":")[2] if ":" in health.service else ""
+        if health.refused:
+            # Not a matter of missed intervals: the account will not work until someone
+            # fixes it, so it is said at once (the API polling goes on meanwhile).
+            name = names.get(pipeline, pipeline)
+            found.append(
+                Condition(
+                    subject=f"account:{health.service}",
+                    words={
+                        "what": alert_words.ACCOUNT_REFUSED,
+                        "pipeline_name": name,
+                        "error": health.last_error or "",
+                    },
+                    link=reverse("dashboard:home"),
+                    pipeline=pipeline,
+                    opened_at=health.last_attempt_at,
+                )
+            )
+            continue
         limit = timedelta(seconds=rule.threshold * health.interval_seconds)
         if health.last_success_at is not None:
             if now - health.last_success_at <= limit:
@@ -574,9 +595,7 @@ def _service_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
                     "error": health.last_error or "",
                 },
                 link=reverse("dashboard:home"),
-                pipeline=health.service.removeprefix("workflow:")
-                if health.service.startswith("workflow:")
-                else "",
+                pipeline=pipeline,
                 opened_at=opened,
             )
         )

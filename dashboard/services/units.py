@@ -14,7 +14,7 @@ import operator
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
+from dashboard.clients.workflow_dashboard import WorkflowDashboardClient
 from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
@@ -47,6 +48,13 @@ from dashboard.models import (
     UnitStatusCount,
 )
 from dashboard.services import analytics
+from dashboard.services.dashboard_discovery import (
+    DashboardListing,
+    completed_lists_due,
+    dashboard_lists_read,
+    hidden_upstream_mark,
+)
+from dashboard.services.decisions import decisions_settle
 from dashboard.services.freshness import PollSummary, service_poll_record
 from dashboard.services.poll_schedule import is_due, next_poll_after_failed_read, next_poll_at
 from dashboard.services.unit_times import upstream_times
@@ -131,19 +139,29 @@ class _Discovery:
     completed_transfers: set[str]
     completed_ingests: set[str]
     requests: int = 0
+    # The dashboard lists (with a service account): every unit, or the kept waits.
+    dashboard: DashboardListing = field(default_factory=DashboardListing)
 
 
-def _ask_for_lists(client: WorkflowClient, pool: ThreadPoolExecutor) -> Callable[[], _Discovery]:
+def _ask_for_lists(
+    client: WorkflowClient, pool: ThreadPoolExecutor, *, completed: bool = True
+) -> Callable[[], _Discovery]:
     """Send the four requests for the lists that tell which units exist, all at once.
 
     One after another they cost four round trips (about a tenth of a 1,000-unit cycle),
     and the cycle loads its working set meanwhile. The returned function waits for the
-    answers; an outage or auth failure raises from it.
+    answers; an outage or auth failure raises from it. Without `completed` (the dashboard
+    lists discover the finished units) the two completed lists are not asked for.
     """
     unapproved = pool.submit(client.list_unapproved_transfers)
     waiting = pool.submit(client.list_waiting)
-    completed_transfers = pool.submit(client.list_completed_transfers)
-    completed_ingests = pool.submit(client.list_completed_ingests)
+    nothing: tuple[str, ...] = ()
+    completed_transfers = (
+        pool.submit(client.list_completed_transfers) if completed else pool.submit(lambda: nothing)
+    )
+    completed_ingests = (
+        pool.submit(client.list_completed_ingests) if completed else pool.submit(lambda: nothing)
+    )
 
     def answers() -> _Discovery:
         # Read in this order, so the error raised is the one raised when they ran in turn.
@@ -154,7 +172,7 @@ def _ask_for_lists(client: WorkflowClient, pool: ThreadPoolExecutor) -> Callable
             discovery.waiting.setdefault(entry.uuid, []).append(entry)
         discovery.completed_transfers = set(completed_transfers.result())
         discovery.completed_ingests = set(completed_ingests.result())
-        discovery.requests = 4
+        discovery.requests = 4 if completed else 2
         return discovery
 
     return answers
@@ -204,11 +222,41 @@ def _apply_discovery(
         elif not loaded.finished and completed:
             loaded.next_poll_at = now
 
+    listing = found.dashboard
+    for uuid, listed in listing.units.items():
+        unit_or_none = units.get(uuid)
+        if unit_or_none is None:
+            if not listing.complete or uuid in known:
+                continue  # only the kept waits, or finished and recorded already
+            unit_or_none = ensure(uuid, listed.kind)
+            unit_or_none.name = unit_or_none.name or listed.directory
+            if not listed.active and not listed.waiting:
+                # Finished before Lookout saw it: details later, within the backfill
+                # budget (no history row: not a change Lookout saw).
+                unit_or_none.status = "FAILED" if listed.failed_job else "COMPLETE"
+                unit_or_none.needs_details = True
+        unit = unit_or_none
+        unit.directory = unit.directory or listed.directory
+        if listed.failed_job and unit.failed_at_from != TimesFrom.UPSTREAM:
+            unit.failed_job, unit.failed_job_uuid = listed.failed_job, listed.failed_job_uuid
+            unit.failed_group = listed.failed_group
+            unit.failed_at, unit.failed_at_from = listed.failed_at, TimesFrom.UPSTREAM
+
     for unit in units.values():
         approval = unit.uuid in found.unapproved
         waiting = found.waiting.get(unit.uuid)
-        now_waiting = approval or bool(waiting)
-        if now_waiting and not unit.awaiting_decision:
+        listed_wait = listing.units.get(unit.uuid)
+        if listed_wait is not None and not listed_wait.waiting:
+            listed_wait = None
+        now_waiting = approval or bool(waiting) or listed_wait is not None
+        if listed_wait is not None and (
+            unit.waiting_since != listed_wait.waiting_since
+            or unit.waiting_since_from != TimesFrom.UPSTREAM
+        ):
+            # The decision job's creation: when the wait really began (approvals too).
+            unit.waiting_since = listed_wait.waiting_since
+            unit.waiting_since_from = TimesFrom.UPSTREAM
+        elif now_waiting and not unit.awaiting_decision:
             # Seen now; the jobs refresh replaces it with the service's own time.
             unit.waiting_since = now
             unit.waiting_since_from = TimesFrom.OBSERVED
@@ -222,10 +270,18 @@ def _apply_discovery(
             unit.decision = " / ".join(
                 dict.fromkeys(e.microservice for e in waiting if e.microservice)
             )
+        elif listed_wait is not None:
+            unit.decision = listed_wait.decision or unit.decision
         elif approval:
             unit.decision = unit.decision or vocabulary.APPROVE_TRANSFER
         else:
             unit.decision = ""
+        # The job and choices to answer it with: only the dashboard lists give them.
+        if listed_wait is not None:
+            unit.decision_job_uuid = listed_wait.decision_job_uuid or None
+            unit.decision_choices = listed_wait.decision_choices or None
+        elif not now_waiting:
+            unit.decision_job_uuid = unit.decision_choices = None
     return discovered
 
 
@@ -339,10 +395,11 @@ def _link_sip(
 _POLLED_FIELDS = (
     "kind", "name", "status", "microservice", "path", "directory", "transfer_type",
     "sip_uuid", "transfer_uuid", "sent_to_backlog", "awaiting_sip_uuid", "awaiting_approval",
-    "awaiting_decision", "decision", "waiting_since", "waiting_since_from", "status_since",
-    "status_since_from", "failed_at", "failed_at_from", "updated_at", "last_polled_at",
-    "next_poll_at", "poll_error", "missing_count", "needs_details", "seen_finishing",
-    "learn_jobs",
+    "awaiting_decision", "decision", "decision_job_uuid", "decision_choices",
+    "waiting_since", "waiting_since_from", "status_since", "status_since_from",
+    "failed_job", "failed_job_uuid", "failed_group", "failed_at", "failed_at_from",
+    "updated_at", "last_polled_at", "next_poll_at", "poll_error", "missing_count",
+    "needs_details", "seen_finishing", "learn_jobs",
 )  # fmt: skip
 
 
@@ -381,8 +438,12 @@ _WORKING_SET_SQL = (
 
 
 def _named_units(pipeline: str, units: dict[str, Unit], found: _Discovery) -> dict[str, Unit]:
-    """Units the unapproved and waiting lists name that the working set does not hold."""
-    named = [uuid for uuid in (*found.unapproved, *found.waiting) if uuid not in units]
+    """Units the unapproved and waiting lists (the dashboard's too) name that the working
+    set does not hold."""
+    listed_waiting = (uuid for uuid, unit in found.dashboard.units.items() if unit.waiting)
+    named = [
+        uuid for uuid in (*found.unapproved, *found.waiting, *listed_waiting) if uuid not in units
+    ]
     rows: dict[str, Unit] = {}
     for start in range(0, len(named), _IN_BATCH):
         chunk = named[start : start + _IN_BATCH]
@@ -608,8 +669,15 @@ def workflow_poll(
     pipeline: PipelineConfig,
     client: WorkflowClient | None = None,
     now: datetime | None = None,
+    dashboard_client: WorkflowDashboardClient | None = None,
+    every_source: bool = False,
 ) -> PollSummary:
-    """One full cycle for one pipeline: discovery, then a status refresh of due units."""
+    """One full cycle for one pipeline: discovery, then a status refresh of due units.
+
+    With a dashboard account its status lists join the discovery when due (see
+    `services.dashboard_discovery`); `every_source` reads every list whatever the
+    intervals (`manage.py poll --once`).
+    """
     now = now or timezone.now()
     service = f"workflow:{pipeline.slug}"
     started = time.monotonic()
@@ -630,8 +698,21 @@ def workflow_poll(
         client = client or get_workflow_client(pipeline.client_config())
         first_round = settings.LOOKOUT_POLL_CONCURRENCY
         with ThreadPoolExecutor(4 + first_round, thread_name_prefix="lookout-discover") as pool:
-            discovery = _ask_for_lists(client, pool)
-            units = _working_set(pipeline.slug)  # while the lists are on their way
+            discovery = _ask_for_lists(
+                client,
+                pool,
+                completed=completed_lists_due(pipeline=pipeline, now=now, force=every_source),
+            )
+            # While the public lists are on their way (never raises: a refusal or an
+            # outage of the dashboard is recorded as its own source's).
+            listing = (
+                dashboard_lists_read(
+                    pipeline=pipeline, now=now, client=dashboard_client, force=every_source
+                )
+                if pipeline.full_view
+                else DashboardListing()
+            )
+            units = _working_set(pipeline.slug)
             # Units due whatever the lists say: the first round of their status requests
             # goes out beside the lists', so the lists cost no round trip of their own.
             # (The lists only ever make more units due, and the answers are applied
@@ -642,6 +723,7 @@ def workflow_poll(
                 for unit in early
             ]
             found = discovery()
+            found.dashboard = listing
     except UpstreamError as exc:
         log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
         return finish(
@@ -652,7 +734,9 @@ def workflow_poll(
     units.update(_named_units(pipeline.slug, units, found))
     known = _KnownUuids(pipeline.slug)
     known.check(
-        uuid for uuid in (*found.completed_transfers, *found.completed_ingests) if uuid not in units
+        uuid
+        for uuid in (*found.completed_transfers, *found.completed_ingests, *listing.units)
+        if uuid not in units
     )
     before = {uuid: _values(unit) for uuid, unit in units.items()}
     discovered = _apply_discovery(pipeline.slug, units, known, found, now)
@@ -679,6 +763,8 @@ def workflow_poll(
 
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
     _store(pipeline.slug, units, before, gone)
+    hidden_upstream_mark(pipeline=pipeline.slug, listing=listing)
+    decisions_settle(pipeline=pipeline.slug, listing=listing)
     unit_status_counts_fold()
     analytics.workflow_cycle_record(
         pipeline=pipeline.slug, units=units, before=before, fields=_POLLED_FIELDS, now=now
@@ -688,7 +774,7 @@ def workflow_poll(
         PollSummary(
             service=service,
             ok=ok,
-            requests=found.requests + refreshed,
+            requests=found.requests + listing.requests + refreshed,
             discovered=discovered + len(new_sips),
             refreshed=refreshed,
             changed=changed,
@@ -784,12 +870,18 @@ def _history_to_learn(pipeline: str, room: int, taken: list[Unit]) -> list[Unit]
     return list(rows[:room])
 
 
-def _times_from_jobs(unit: Unit, jobs: list[Job], time_zone: str) -> dict[str, Any]:
-    """The unit's times the service's tasks tell; the fields to write (observed stay)."""
+def _times_from_jobs(
+    unit: Unit, jobs: list[Job], time_zone: str, *, full_view: bool = False
+) -> dict[str, Any]:
+    """The unit's times the service's tasks tell; the fields to write (observed stay).
+
+    With the dashboard lists (`full_view`) a wait's start is the decision job's own
+    creation, which the lists give: the tasks' guess does not replace it."""
     found = upstream_times(jobs=jobs, microservice=unit.microservice, time_zone=time_zone)
     upstream = TimesFrom.UPSTREAM
     values: dict[str, Any] = {}
-    if unit.awaiting_decision and found.last_task_end:
+    kept_wait = full_view and unit.waiting_since_from == upstream
+    if unit.awaiting_decision and found.last_task_end and not kept_wait:
         values.update(waiting_since=found.last_task_end, waiting_since_from=upstream)
     if unit.status == "FAILED" and found.failed_job is not None:
         values.update(
@@ -845,7 +937,9 @@ def jobs_refresh(
             jobs_requested_at=None,
             seen_finishing=False,
             learn_jobs=False,
-            **_times_from_jobs(unit, list(result), pipeline.time_zone),
+            **_times_from_jobs(
+                unit, list(result), pipeline.time_zone, full_view=pipeline.full_view
+            ),
         )
         stored.append((unit, jobs))
     if stored:

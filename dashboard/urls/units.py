@@ -48,6 +48,12 @@ waiting_urls = [
         name="transfer-approve-confirm",
     ),
     path("transfers/<uuid:uuid>/approve/", units.transfer_approve, name="transfer-approve"),
+    path(
+        "units/<uuid:uuid>/decision/confirm/",
+        units.decision_answer_confirm,
+        name="decision-answer-confirm",
+    ),
+    path("units/<uuid:uuid>/decision/", units.decision_answer, name="decision-answer"),
 ]
 
 analytics_urls = [

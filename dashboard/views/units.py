@@ -34,6 +34,7 @@ from dashboard import tasks
 from dashboard.forms.audit import AuditFilterForm
 from dashboard.forms.units import (
     ConfirmActionForm,
+    DecisionAnswerForm,
     PartialReingestForm,
     TaskFilterForm,
     UnitFilterForm,
@@ -47,9 +48,10 @@ from dashboard.selectors import alerts as alert_selectors
 from dashboard.selectors import audit, failures, freshness, links
 from dashboard.selectors import units as unit_selectors
 from dashboard.selectors.bulk_hide import pending_hides
-from dashboard.selectors.decisions import awaits_reingest_approval
+from dashboard.selectors.decisions import awaits_reingest_approval, dashboard_decision
+from dashboard.selectors.pipeline_modes import pipeline_modes
 from dashboard.selectors.summary import summary_get
-from dashboard.services import actions, metadata_files, workflow_reingest
+from dashboard.services import actions, decisions, metadata_files, workflow_reingest
 from dashboard.views.confirmation import confirmed_action
 
 UNITS_PER_PAGE = 50
@@ -154,6 +156,7 @@ def _overview_live() -> str:
         "open_alerts": alert_selectors.open_alerts_get(),
         "pipelines": summary_get().pipelines if unit_selectors.several_pipelines() else (),
         "failure_groups": failures.failure_groups(),
+        "modes": pipeline_modes(),
     }
     return render_to_string("dashboard/home.html#overview-live", context)
 
@@ -426,6 +429,37 @@ REINGEST_APPROVE = UnitAction(
     service=workflow_reingest.partial_reingest_approve,
     done_text=_("Reingest approved"),
 )
+
+
+def _decision_initial(unit: Unit) -> dict[str, Any]:
+    decision = dashboard_decision(unit)
+    if decision is None:
+        return {}
+    return {"job": decision.job, "choices": decision.choices}
+
+
+DECISION_ANSWER = UnitAction(
+    permission=decisions.ANSWER_PERMISSION,
+    needs=("Answering decisions needs the operator or admin role."),
+    ready=decisions.decision_answerable,
+    not_ready=(
+        "This unit does not wait at a decision Lookout can answer (any more): it needs a "
+        "service account on the workflow service's dashboard, and the decision's choices."
+    ),
+    back_url=_unit_page,
+    title=("Answer decision"),
+    question=(
+        "Send this answer to the workflow service, as its own dashboard does? The service "
+        "does not say whether it took it: the next read of its lists tells."
+    ),
+    button=("Send answer"),
+    post_url_name="dashboard:decision-answer",
+    service=decisions.decision_answer,
+    done_text=("Answer sent"),
+    form_class=DecisionAnswerForm,
+    typed_fields=("job", "choice"),
+    initial=_decision_initial,
+)
 REINGEST_START = UnitAction(
     permission=workflow_reingest.REINGEST_PERMISSION,
     needs=REINGEST_NEEDS,
@@ -529,6 +563,18 @@ def transfer_approve_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpRespons
 @require_POST
 def transfer_approve(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
     return _action_perform(request, uuid, TRANSFER_APPROVE)
+
+
+@role_required
+@require_GET
+def decision_answer_confirm(request: HtmxHttpRequest, uuid: Any) -> HttpResponse:
+    return _action_confirm(request, uuid, DECISION_ANSWER)
+
+
+@role_required
+@require_POST
+def decision_answer(request: HtmxHttpRequest, uuid: Any) -> HttpResponseBase:
+    return _action_perform(request, uuid, DECISION_ANSWER)
 
 
 @role_required

@@ -129,3 +129,14 @@ def point_at_simulator(settings, sim, *, name: str = "Simulated pipeline", **ext
         }
     ]
     settings.LOOKOUT_STORAGE = {"url": sim.storage_url, "user": sim.user, "key": sim.key}
+
+
+def log_in(page, base_url: str, username: str) -> None:
+    """Log in through the login form, as a person does; lands on the overview."""
+    from tests.support.users import PASSWORD
+
+    page.goto(f"{base_url}/accounts/login/")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base_url}/")

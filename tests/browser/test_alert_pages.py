@@ -9,18 +9,10 @@ from django.utils import timezone
 
 from dashboard.models import Alert, AlertRule
 from dashboard.services import alerts
-from tests.browser.conftest import screenshot
-from tests.support.users import PASSWORD, make_user
+from tests.browser.conftest import log_in, screenshot
+from tests.support.users import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base_url}/")
 
 
 def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_server):
@@ -51,7 +43,7 @@ def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_
         seen_at=now,
         baseline=True,
     )
-    _log_in(page, live_server.url, "ada")
+    log_in(page, live_server.url, "ada")
     page.goto(f"{live_server.url}/alerts/")
     rows = page.locator("#alerts-live tbody tr")
     assert rows.count() == 3

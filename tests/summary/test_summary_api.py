@@ -62,7 +62,8 @@ def test_a_viewer_gets_the_figures_per_pipeline_and_in_total(api):
     assert body["failure_window_hours"] == 24
     assert set(body["total"]) == FIGURES
     [pipeline] = body["pipelines"]
-    assert set(pipeline) == FIGURES | {"slug", "name", "freshness"}
+    assert set(pipeline) == FIGURES | {"slug", "name", "freshness", "mode"}
+    assert pipeline["mode"] == "api_only"
     assert (pipeline["slug"], pipeline["name"]) == ("default", "Default pipeline")
     assert (pipeline["in_progress"], pipeline["waiting"], pipeline["failed_24h"]) == (3, 2, 1)
     assert pipeline["status_counts"] == [

@@ -28,7 +28,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         summaries = []
         for pipeline in pipeline_list():
-            summaries.append(unit_services.workflow_poll(pipeline=pipeline))
+            # Every source once, the dashboard status lists included, whatever the intervals.
+            summaries.append(unit_services.workflow_poll(pipeline=pipeline, every_source=True))
             actions.timed_out_approvals_settle(pipeline=pipeline.slug)
             unit_services.jobs_refresh(pipeline=pipeline)
         summaries.append(storage_services.storage_poll())
