@@ -111,8 +111,9 @@ def _validated(entry: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, Any]]:
-    first_user, first_password = str(first.get("dashboard_user") or ""), str(
-        first.get("dashboard_password") or ""
+    first_user, first_password = (
+        str(first.get("dashboard_user") or ""),
+        str(first.get("dashboard_password") or ""),
     )
     if bool(first_user) != bool(first_password):
         raise ImproperlyConfigured(

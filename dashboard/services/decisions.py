@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from dashboard.clients.workflow_dashboard import get_workflow_dashboard_client
 from dashboard.lib.pipelines import pipeline_get
@@ -37,11 +39,11 @@ ACTION = "decision_answer"
 # Complete reads of the lists that may still show the job waiting before the answer is
 # reported as not taken (the job server may queue it while it is busy).
 NOT_TAKEN_AFTER_READS = 3
-TAKEN_ELSEWHERE = (
+TAKEN_ELSEWHERE = gettext_lazy(
     "This decision was taken elsewhere meanwhile (or the unit moved on), so nothing was "
     "sent. Look at the unit again."
 )
-NOT_TAKEN = "Not taken: still waiting, answer again or in the service."
+NOT_TAKEN = gettext_lazy("Not taken: still waiting, answer again or in the service.")
 
 
 def decision_answerable(unit: Unit) -> bool:
@@ -67,19 +69,23 @@ def decision_answer(
             raise ActionNotPossible(TAKEN_ELSEWHERE)
         choices = decision_choices(current)
         if choice not in choices:
-            raise ActionNotPossible("That is not one of this decision's choices.")
+            raise ActionNotPossible(_("That is not one of this decision's choices."))
         pipeline = pipeline_get(current.pipeline)
         client = get_workflow_dashboard_client(pipeline) if pipeline else None
         if client is None:
             raise ActionNotPossible(
-                "This pipeline has no service account on the workflow service's dashboard, "
-                "so Lookout cannot answer its decisions."
+                _(
+                    "This pipeline has no service account on the workflow service's "
+                    "dashboard, so Lookout cannot answer its decisions."
+                )
             )
         client.answer_decision(job, choice)
         return UpstreamAnswer(
-            f"“{choices[choice]}” to “{current.decision or 'the decision'}”. The service "
-            "does not say whether it acted: the next read of its status lists tells (see "
-            "the audit log).",
+            _(
+                "“%(choice)s” to “%(decision)s”. The service does not say whether it acted: "
+                "the next read of its status lists tells (see the audit log)."
+            )
+            % {"choice": choices[choice], "decision": current.decision or _("the decision")},
             sent=True,
         )
 
@@ -108,7 +114,7 @@ def decisions_settle(*, pipeline: str, listing: DashboardListing) -> int:
             done = action_queued_finish(
                 entry_id=entry.pk,
                 outcome=Outcome.DONE,
-                message="Done: the job no longer waits for a decision.",
+                message=_("Done: the job no longer waits for a decision."),
                 status=200,
                 pending=Outcome.SENT,
             )
@@ -119,7 +125,7 @@ def decisions_settle(*, pipeline: str, listing: DashboardListing) -> int:
             settled += action_queued_finish(
                 entry_id=entry.pk,
                 outcome=Outcome.REFUSED,
-                message=NOT_TAKEN,
+                message=str(NOT_TAKEN),
                 status=200,
                 pending=Outcome.SENT,
             )

@@ -440,22 +440,22 @@ def _decision_initial(unit: Unit) -> dict[str, Any]:
 
 DECISION_ANSWER = UnitAction(
     permission=decisions.ANSWER_PERMISSION,
-    needs=("Answering decisions needs the operator or admin role."),
+    needs=_("Answering decisions needs the operator or admin role."),
     ready=decisions.decision_answerable,
-    not_ready=(
+    not_ready=_(
         "This unit does not wait at a decision Lookout can answer (any more): it needs a "
         "service account on the workflow service's dashboard, and the decision's choices."
     ),
     back_url=_unit_page,
-    title=("Answer decision"),
-    question=(
+    title=_("Answer decision"),
+    question=_(
         "Send this answer to the workflow service, as its own dashboard does? The service "
         "does not say whether it took it: the next read of its lists tells."
     ),
-    button=("Send answer"),
+    button=_("Send answer"),
     post_url_name="dashboard:decision-answer",
     service=decisions.decision_answer,
-    done_text=("Answer sent"),
+    done_text=_("Answer sent"),
     form_class=DecisionAnswerForm,
     typed_fields=("job", "choice"),
     initial=_decision_initial,

@@ -80,7 +80,7 @@ def test_an_admin_reads_the_alerts_silences_one_and_manages_channels(page, live_
 def test_an_admin_adds_an_apprise_channel_and_sees_its_url_only_masked(page, live_server):
     make_user("ada", "admin")
     secret_url = "mmosts://chat.example.org/8rq3mzgxxjfs8gdw7yb6he5gqw"
-    _log_in(page, live_server.url, "ada")
+    log_in(page, live_server.url, "ada")
     page.goto(f"{live_server.url}/alerts/settings/")
     page.get_by_label("Kind").select_option("apprise")
     page.get_by_label("Target").fill(secret_url)
