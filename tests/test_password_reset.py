@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.tokens import default_token_generator
 from django.core import mail
@@ -35,6 +37,8 @@ def test_without_mail_every_reset_page_is_a_404(settings):
 
 def test_without_mail_the_login_page_does_not_mention_it():
     page = Client().get("/accounts/login/").content.decode().lower()
+    # The random CSRF token could spell "reset" by chance: leave long tokens out.
+    page = re.sub(r"[a-z0-9]{32,}", "", page)
 
     assert "password_reset" not in page
     assert "forgot" not in page and "reset" not in page

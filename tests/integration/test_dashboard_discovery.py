@@ -238,7 +238,7 @@ def test_a_refused_account_backs_off_shows_and_never_stops_the_api_polling(setti
     assert (check.ok, check.reason) == (False, "service account refused for Default pipeline")
     alert_services.alert_rules_ensure_defaults()
     alert_services.alerts_evaluate(now=now)
-    assert Alert.objects.filter(title="service account refused for Default pipeline").exists()
+    assert Alert.objects.filter(title="Service account refused for Default pipeline").exists()
 
     # No retry storm: the next cycles do not sign in until the backoff has passed.
     poll(now=now + timedelta(seconds=10), every_source=False)
