@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
@@ -16,6 +17,7 @@ from dashboard.models import (
     IngestItem,
     IngestRun,
 )
+from dashboard.selectors import storage as storage_selectors
 
 # The throughput the ETA reads: AIPs stored per day over this many past days.
 THROUGHPUT_DAYS = 7
@@ -128,3 +130,21 @@ def ingest_in_flight_by_pipeline() -> dict[str, int]:
         .annotate(n=Count("id"))
     )
     return {str(pipeline): int(n) for pipeline, n in rows}
+
+
+def processing_locations_full(*, pipeline_url: str) -> list[str]:
+    """The currently-processing locations of a pipeline at or over the critical capacity
+    threshold, as labels. The storage service names pipelines by UUID and address
+    (`remote_name`), not by Lookout's slug: a pipeline whose address host matches is
+    taken; when none matches, every currently-processing location counts (with one
+    pipeline, or pipelines sharing their processing location, that is the same)."""
+    host = urlsplit(pipeline_url).hostname or ""
+    matching = {
+        row.uuid
+        for row in storage_selectors.pipeline_list()
+        if row.remote_name and (urlsplit(row.remote_name).hostname or row.remote_name) == host
+    }
+    locations = storage_selectors.location_list(purpose="CP")
+    if matching:
+        locations = [row for row in locations if matching & set(row.pipeline_uuids)]
+    return [row.label for row in locations if row.enabled and row.usage.level == "critical"]
