@@ -366,7 +366,13 @@ SPECTACULAR_SETTINGS = {
     # The schema is part of the API: the same people may read it.
     "SERVE_PERMISSIONS": ["dashboard.api.permissions.HasRole"],
     # One schema name for "where a time comes from", wherever a field carries it.
-    "ENUM_NAME_OVERRIDES": {"TimesFromEnum": "dashboard.models.TimesFrom"},
+    "ENUM_NAME_OVERRIDES": {
+        "TimesFromEnum": "dashboard.models.TimesFrom",
+        "IngestItemStateEnum": "dashboard.models.IngestItem.State",
+        "IngestRunStatusEnum": "dashboard.models.IngestRun.Status",
+        # A processing configuration's state keeps the name it had before ingest items.
+        "StateEnum": ["loading", "fetched", "missing", "error"],
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [
