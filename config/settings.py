@@ -164,7 +164,9 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 200_000, "CULL_FREQUENCY": 10},
         }
     }
-    CELERY_BROKER_URL = "filesystem://"
+    # Kombu's filesystem transport, writing each message atomically and setting aside
+    # one it cannot read (config/broker.py): a killed worker cannot wedge the queue.
+    CELERY_BROKER_URL = "lookoutfs://"
     _broker_dir = VAR_DIR / "celery-broker"
     # Kombu's filesystem transport expects its folders to exist.
     for _folder in ("queue", "processed", "control"):
