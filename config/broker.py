@@ -25,7 +25,9 @@ from pathlib import Path
 from time import monotonic
 from typing import Any
 
+from kombu.exceptions import ChannelError
 from kombu.transport import TRANSPORT_ALIASES, filesystem
+from kombu.transport.virtual import Empty
 from kombu.utils.encoding import bytes_to_str, str_to_bytes
 from kombu.utils.json import dumps, loads
 
@@ -38,7 +40,7 @@ PARTIAL_SUFFIX = ".partial"
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         partial = final + PARTIAL_SUFFIX
@@ -51,9 +53,9 @@ class Channel(filesystem.Channel):
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(partial)
-            raise filesystem.ChannelError(f"Cannot add file {final!r} to directory") from exc
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
         wanted = f"{queue}.msg"
         for name in sorted(os.listdir(self.data_folder_in)):
             if name.partition(".")[2] != wanted:
@@ -69,7 +71,7 @@ class Channel(filesystem.Channel):
                 with open(taken, "rb") as handle:
                     payload = handle.read()
             except OSError as exc:
-                raise filesystem.ChannelError(f"Cannot read file {taken!r} from queue.") from exc
+                raise ChannelError(f"Cannot read file {taken!r} from queue.") from exc
             try:
                 message = loads(bytes_to_str(payload))
             except (ValueError, UnicodeDecodeError) as exc:
@@ -78,7 +80,7 @@ class Channel(filesystem.Channel):
             if not self.store_processed:
                 os.remove(taken)
             return message
-        raise filesystem.Empty()
+        raise Empty()
 
     def _taken_folder(self) -> str:
         return str(self.processed_folder if self.store_processed else tempfile.gettempdir())
