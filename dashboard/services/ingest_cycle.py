@@ -479,6 +479,7 @@ def _live_loads(slugs: set[str]) -> Counter[str]:
         IngestItem.objects.filter(state=State.STARTING, pipeline__in=slugs)
         .values_list("pipeline")
         .annotate(n=Count("id"))
+        .order_by()
     )
     for slug, n in starting:
         loads[slug] += int(n or 0)
