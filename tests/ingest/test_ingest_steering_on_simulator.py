@@ -313,3 +313,18 @@ def test_stored_items_are_hidden_upstream_when_the_run_asks(sim, operator, drive
         assert Unit.objects.get(uuid=item.transfer_uuid).hidden
     for item in IngestItem.objects.exclude(state=S.STORED):
         assert not item.hidden_upstream
+
+
+def test_depth_two_takes_the_grandchildren_of_a_folder_of_accessions(sim, operator):
+    with sim.sim.lock:
+        tree = sim.sim.storage.source_trees[sim.location]
+        for path in (b"acc-1/box-a/objects/x", b"acc-1/box-b.zip", b"acc-2/box-c/objects/y"):
+            tree.add_file(b"accessions/" + path, 10)
+        tree.add_file(b"accessions/readme.txt", 5)  # a file beside the accessions: ignored
+    run = create_run(operator, sim, path=b"accessions", depth=2)
+
+    ingest_cycle.ingest_scan(run=run, now=timezone.now(), summary=ingest_cycle.CycleSummary())
+
+    items = list(IngestItem.objects.values_list("path_shown", "name", "number"))
+    assert items == [("acc-1/box-a", "box-a", 1), ("acc-1/box-b.zip", "box-b", 2),
+                     ("acc-2/box-c", "box-c", 3)]  # fmt: skip
