@@ -87,6 +87,9 @@ class UpstreamAnswer:
     declined: bool = False
     # Handed to a task: the row stays QUEUED until the task records the outcome.
     queued: bool = False
+    # A transfer the action started: kept in the audit row's parameters (the message is
+    # in the user's language, so it is not read back).
+    transfer_uuid: str | None = None
     # Sent to a service that answers alike whether it acted or not (a decision): the row
     # stays SENT until a later read of the service settles it.
     sent: bool = False
@@ -277,6 +280,9 @@ def action_perform(
             outcome = Outcome.QUEUED
         if answer.sent and not answer.declined:
             outcome = Outcome.SENT
+        if answer.transfer_uuid:
+            entry.parameters = {**entry.parameters, "transfer_uuid": answer.transfer_uuid}
+            entry.save(update_fields=["parameters"])
         _finish(entry, outcome, answer.status, answer.message)
         if outcome in (Outcome.DONE, Outcome.QUEUED, Outcome.SENT) and after_success is not None:
             transaction.on_commit(after_success)

@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 
 START_PERMISSION = "dashboard.start_transfer"
 START_ACTION = "transfer_start"
-# The messages below name the new transfer this way; `started_transfer_uuid` reads it back.
+# Audit rows written before the started transfer's UUID was kept in their parameters
+# name it this way in their (English) message; `started_transfer_uuid` reads it back.
 _STARTED = re.compile(
     r"\btransfer ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"
 )
@@ -91,6 +92,8 @@ def started_transfer_uuid(entry: AuditEntry) -> str | None:
     """The UUID of the transfer a done `transfer_start` row started, when it is known."""
     if entry.action != START_ACTION or entry.outcome != AuditEntry.Outcome.DONE:
         return None
+    if entry.parameters.get("transfer_uuid"):
+        return str(entry.parameters["transfer_uuid"])
     match = _STARTED.search(entry.upstream_message)
     return match.group(1) if match else None
 
@@ -139,12 +142,14 @@ def _via_start_transfer(
                     "Started transfer %(uuid)s. %(note)s Approving it failed (%(error)s); "
                     "approve it from the Waiting page."
                 )
-                % {"uuid": uuid, "note": note, "error": words}
+                % {"uuid": uuid, "note": note, "error": words},
+                transfer_uuid=uuid,
             )
         uuid = approval.uuid
         _register(request, uuid)
         return UpstreamAnswer(
-            _("Started transfer %(uuid)s and approved it. %(note)s") % {"uuid": uuid, "note": note}
+            _("Started transfer %(uuid)s and approved it. %(note)s") % {"uuid": uuid, "note": note},
+            transfer_uuid=uuid,
         )
     if uuid is None:
         return UpstreamAnswer(
@@ -154,7 +159,8 @@ def _via_start_transfer(
     _register(request, uuid)
     return UpstreamAnswer(
         _("Started transfer %(uuid)s; it waits for approval. %(note)s")
-        % {"uuid": uuid, "note": note}
+        % {"uuid": uuid, "note": note},
+        transfer_uuid=uuid,
     )
 
 
@@ -162,6 +168,57 @@ def _register(request: TransferRequest, uuid: str) -> None:
     unit_services.unit_register(
         pipeline=request.pipeline, uuid=uuid, kind="transfer", name=request.name
     )
+
+
+def transfer_start_upstream(client: WorkflowClient, request: TransferRequest) -> UpstreamAnswer:
+    """Start the transfer upstream (no audit row: the caller keeps the record) and
+    register it; the answer's `transfer_uuid` names it when the service said."""
+    if len(request.paths) > 1:
+        return _via_start_transfer(
+            client, request, _("Several folders go in one transfer through start_transfer.")
+        )
+    try:
+        uuid = client.create_package(
+            name=request.name,
+            location_uuid=request.location_uuid,
+            path=request.paths[0],
+            transfer_type=request.transfer_type,
+            processing_config=request.processing_config,
+            accession=request.accession or None,
+            auto_approve=request.auto_approve,
+        )
+    except WorkflowError as exc:
+        if not _package_endpoint_missing(exc):
+            raise
+        log.info("package endpoint of %s missing (%s): start_transfer", request.pipeline, exc)
+        return _via_start_transfer(
+            client,
+            request,
+            _("The package endpoint is not available (%(error)s).")
+            % {"error": exc.upstream_message or exc.message},
+        )
+    _register(request, uuid)
+    text = (
+        _(
+            "The workflow service accepted transfer %(uuid)s (approved automatically, "
+            "processing configuration %(config)s); it starts within moments."
+        )
+        if request.auto_approve
+        else _(
+            "The workflow service accepted transfer %(uuid)s (waiting for approval, "
+            "processing configuration %(config)s); it starts within moments."
+        )
+    )
+    return UpstreamAnswer(
+        text % {"uuid": uuid, "config": request.processing_config},
+        status=202,
+        transfer_uuid=uuid,
+    )
+
+
+def answer_transfer_uuid(answer: UpstreamAnswer) -> str | None:
+    """The UUID of the transfer an answer of `transfer_start_upstream` names."""
+    return answer.transfer_uuid
 
 
 def transfer_start(
@@ -182,46 +239,7 @@ def transfer_start(
             )
         if not request.paths:
             raise ActionNotPossible(_("No folder was chosen."))
-        client = get_workflow_client(pipeline.client_config())
-        if len(request.paths) > 1:
-            return _via_start_transfer(
-                client, request, _("Several folders go in one transfer through start_transfer.")
-            )
-        try:
-            uuid = client.create_package(
-                name=request.name,
-                location_uuid=request.location_uuid,
-                path=request.paths[0],
-                transfer_type=request.transfer_type,
-                processing_config=request.processing_config,
-                accession=request.accession or None,
-                auto_approve=request.auto_approve,
-            )
-        except WorkflowError as exc:
-            if not _package_endpoint_missing(exc):
-                raise
-            log.info("package endpoint of %s missing (%s): start_transfer", request.pipeline, exc)
-            return _via_start_transfer(
-                client,
-                request,
-                _("The package endpoint is not available (%(error)s).")
-                % {"error": exc.upstream_message or exc.message},
-            )
-        _register(request, uuid)
-        text = (
-            _(
-                "The workflow service accepted transfer %(uuid)s (approved automatically, "
-                "processing configuration %(config)s); it starts within moments."
-            )
-            if request.auto_approve
-            else _(
-                "The workflow service accepted transfer %(uuid)s (waiting for approval, "
-                "processing configuration %(config)s); it starts within moments."
-            )
-        )
-        return UpstreamAnswer(
-            text % {"uuid": uuid, "config": request.processing_config}, status=202
-        )
+        return transfer_start_upstream(get_workflow_client(pipeline.client_config()), request)
 
     first = request.shown_paths()[0] if request.paths else ""
     return action_perform(
