@@ -4,6 +4,7 @@ at all, and a message that cannot be read is set aside instead of killing the wo
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -12,16 +13,24 @@ from kombu import Connection
 from config.broker import BROKEN_FOLDER, register
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _control_folder_in_tmp(tmp_path_factory):
+    """Kombu keeps its exchange bindings in ./control by default (one folder for the
+    module, as a worker has one): not in the checkout."""
+    before = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("broker-cwd"))
+    yield
+    os.chdir(before)
+
+
 @pytest.fixture
 def folders(tmp_path: Path) -> dict[str, str]:
-    for name in ("queue", "processed", "control"):
+    for name in ("queue", "processed"):
         (tmp_path / name).mkdir()
     return {
         "data_folder_in": str(tmp_path / "queue"),
         "data_folder_out": str(tmp_path / "queue"),
         "processed_folder": str(tmp_path / "processed"),
-        # Kombu's default is a folder named "control" in the working directory.
-        "control_folder": str(tmp_path / "control"),
         "store_processed": False,
     }
 
