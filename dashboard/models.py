@@ -1153,11 +1153,11 @@ class IngestRun(models.Model):
     """One folder of a transfer source, moved item by item through some pipelines."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        PAUSED = "paused", "Paused"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        PAUSED = "paused", _("Paused")
+        FINISHED = "finished", _("Finished")
+        CANCELLED = "cancelled", _("Cancelled")
 
     name = models.CharField(max_length=200)
     source_location = models.CharField(max_length=36)
@@ -1218,13 +1218,13 @@ class IngestItem(models.Model):
     """One child of a run's folder, and the transfer it became."""
 
     class State(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        STARTING = "starting", "Starting"
-        PROCESSING = "processing", "Processing"
-        WAITING = "waiting", "Waiting for a decision"
-        STORED = "stored", "Stored"
-        FAILED = "failed", "Failed"
-        SKIPPED = "skipped", "Skipped"
+        QUEUED = "queued", _("Queued")
+        STARTING = "starting", _("Starting")
+        PROCESSING = "processing", _("Processing")
+        WAITING = "waiting", _("Waiting for a decision")
+        STORED = "stored", _("Stored")
+        FAILED = "failed", _("Failed")
+        SKIPPED = "skipped", _("Skipped")
 
     run = models.ForeignKey(IngestRun, on_delete=models.CASCADE, related_name="items")
     path = models.BinaryField()

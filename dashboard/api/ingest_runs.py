@@ -12,6 +12,7 @@ import binascii
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -151,12 +152,12 @@ class RunInputSerializer(serializers.Serializer):
             try:
                 raw = base64.b64decode(data["path_b64"], validate=True)
             except (binascii.Error, ValueError):
-                raise serializers.ValidationError({"path_b64": "Not base64."}) from None
+                raise serializers.ValidationError({"path_b64": _("Not base64.")}) from None
         else:
             raw = str(data.get("path") or "").encode("utf-8")
         parts = [part for part in raw.split(b"/") if part not in (b"", b".")]
         if b".." in parts or b"\0" in raw:
-            raise serializers.ValidationError({"path": "A path may not go up a directory."})
+            raise serializers.ValidationError({"path": _("A path may not go up a directory.")})
         data["raw_path"] = b"/".join(parts)
         config = data.get("processing_config", "default")
         if isinstance(config, str):
@@ -165,7 +166,7 @@ class RunInputSerializer(serializers.Serializer):
             data["processing_configs"] = {str(k): v for k, v in config.items()}
         else:
             raise serializers.ValidationError(
-                {"processing_config": "A name, or an object of names by pipeline slug."}
+                {"processing_config": _("A name, or an object of names by pipeline slug.")}
             )
         return data
 
@@ -260,7 +261,7 @@ class IngestRunListApi(APIView):
 
 def _run_or_404(run_id: int) -> IngestRun | Response:
     run = ingest_selectors.ingest_run_get(run_id=run_id)
-    return run if run is not None else Response({"detail": "No such ingest run."}, 404)
+    return run if run is not None else Response({"detail": _("No such ingest run.")}, 404)
 
 
 class IngestRunDetailApi(APIView):

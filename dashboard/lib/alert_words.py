@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from dashboard.lib import vocabulary
 
@@ -23,6 +23,8 @@ SERVICE_STALE = "service_stale"
 STORAGE_FULL = "storage_full"
 FIXITY_FAILED = "fixity_failed"
 ACCOUNT_REFUSED = "account_refused"
+INGEST_FINISHED = "ingest_finished"
+INGEST_STALLED = "ingest_stalled"
 
 
 def _moment(iso: str | None) -> str:
@@ -132,6 +134,43 @@ def _account_refused(words: dict[str, Any]) -> tuple[str, str]:
     return title, detail
 
 
+def _ingest_finished(words: dict[str, Any]) -> tuple[str, str]:
+    facts = {
+        "name": words.get("name", ""),
+        "stored": vocabulary.number(words.get("stored") or 0),
+        "failed": vocabulary.number(words.get("failed") or 0),
+        "skipped": vocabulary.number(words.get("skipped") or 0),
+    }
+    if words.get("cancelled"):
+        title = gettext(
+            "Ingest run %(name)s was cancelled: %(stored)s stored, %(failed)s failed, "
+            "%(skipped)s skipped"
+        )
+    else:
+        title = gettext(
+            "Ingest run %(name)s finished: %(stored)s stored, %(failed)s failed, "
+            "%(skipped)s skipped"
+        )
+    items = int(words.get("items") or 0)
+    detail = ngettext("%(count)s item in %(path)s.", "%(count)s items in %(path)s.", items) % {
+        "count": vocabulary.number(items),
+        "path": words.get("path", "/"),
+    }
+    return title % facts, detail
+
+
+def _ingest_stalled(words: dict[str, Any]) -> tuple[str, str]:
+    hours = int(words.get("hours") or 0)
+    title = ngettext(
+        "Ingest run %(name)s has finished no item for %(hours)s hour",
+        "Ingest run %(name)s has finished no item for %(hours)s hours",
+        hours,
+    ) % {"name": words.get("name", ""), "hours": vocabulary.number(hours)}
+    # Each pipeline's reason, as the scheduler wrote it.
+    waits = words.get("waits") or {}
+    return title, "; ".join(f"{slug}: {why}" for slug, why in waits.items())
+
+
 _WRITERS = {
     UNIT_FAILED: _unit_failed,
     UNIT_WAITING: _unit_waiting,
@@ -140,6 +179,8 @@ _WRITERS = {
     STORAGE_FULL: _storage_full,
     FIXITY_FAILED: _fixity_failed,
     ACCOUNT_REFUSED: _account_refused,
+    INGEST_FINISHED: _ingest_finished,
+    INGEST_STALLED: _ingest_stalled,
 }
 
 

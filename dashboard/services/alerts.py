@@ -717,13 +717,19 @@ def _ingest_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
         ended = runs.filter(finished_at__gte=now - INGEST_FINISHED_KEPT).order_by("finished_at")
         for run in watched(ended):
             counts = ingest_selectors.item_counts(run)
-            how = "was cancelled" if run.status == IngestRun.Status.CANCELLED else "finished"
             found.append(
                 Condition(
                     subject=f"ingest-run:{run.pk}:finished",
-                    title=f"Ingest run {run.name} {how}: {counts['stored']} stored, "
-                    f"{counts['failed']} failed, {counts['skipped']} skipped",
-                    detail=f"{sum(counts.values())} items in {run.path_shown or '/'}.",
+                    words={
+                        "what": alert_words.INGEST_FINISHED,
+                        "name": run.name,
+                        "cancelled": run.status == IngestRun.Status.CANCELLED,
+                        "stored": counts["stored"],
+                        "failed": counts["failed"],
+                        "skipped": counts["skipped"],
+                        "items": sum(counts.values()),
+                        "path": run.path_shown or "/",
+                    },
                     link=_run_link(run.pk),
                     opened_at=run.finished_at or now,
                 )
@@ -738,8 +744,13 @@ def _ingest_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
         found.append(
             Condition(
                 subject=f"ingest-run:{run.pk}:stalled",
-                title=f"Ingest run {run.name} has finished no item for {rule.threshold} h",
-                detail="; ".join(f"{slug}: {why}" for slug, why in (run.waits or {}).items()),
+                words={
+                    "what": alert_words.INGEST_STALLED,
+                    "name": run.name,
+                    "hours": rule.threshold,
+                    # Why each pipeline receives nothing, as the scheduler wrote it.
+                    "waits": dict(run.waits or {}),
+                },
                 link=_run_link(run.pk),
                 opened_at=last + quiet_for,
             )

@@ -195,7 +195,9 @@ def ingest_run_create(
     the scheduler; a repeated key returns the run the first request made."""
     if not user.is_authenticated or not user.has_perm(RUN_PERMISSION):
         # Before any upstream call: the folder check is an action too.
-        raise PermissionDenied(f"{user.get_username() or 'anonymous'} may not run ingests")
+        raise PermissionDenied(
+            f"{user.get_username() or 'anonymous'} may not run ingests"
+        )  # notranslate: logged
     earlier = AuditEntry.objects.filter(idempotency_key=idempotency_key).first()
     if earlier is None:
         errors = ingest_run_check(request)
