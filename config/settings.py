@@ -198,6 +198,9 @@ LOOKOUT_HTTP_TIMEOUT = (
     env_float("LOOKOUT_HTTP_CONNECT_TIMEOUT", 3.05, minimum=0.1),
     env_float("LOOKOUT_HTTP_READ_TIMEOUT", 10.0, minimum=0.1),
 )
+# A transfer approval's read timeout: the service waits up to 30 s for its job server
+# before answering, so the usual 10 s would give up on approvals that succeed.
+LOOKOUT_WORKFLOW_APPROVE_TIMEOUT = env_float("LOOKOUT_WORKFLOW_APPROVE_TIMEOUT", 45.0, minimum=0.1)
 LOOKOUT_PIPELINES = load_pipelines(
     first={
         "slug": env_str("LOOKOUT_WORKFLOW_SLUG", "default"),

@@ -188,6 +188,21 @@ class Unit(models.Model):
         return self.status in FINAL_STATUSES and not self.awaiting_sip_uuid
 
     @property
+    def approvable(self) -> bool:
+        """A transfer waiting for approval: listed as unapproved, or waiting at the
+        approval of a type the unapproved list leaves out (research data)."""
+        return self.awaiting_approval or (
+            self.awaiting_decision
+            and vocabulary.unlisted_approval_type(self.decision or self.microservice) is not None
+        )
+
+    @property
+    def approval_transfer_type(self) -> str:
+        """The transfer type the approve call names."""
+        unlisted = vocabulary.unlisted_approval_type(self.decision or self.microservice)
+        return unlisted or self.transfer_type or "standard"
+
+    @property
     def status_label(self) -> str:
         return vocabulary.unit_status(self.status, sent_to_backlog=self.sent_to_backlog).text
 
@@ -260,6 +275,8 @@ class AuditEntry(models.Model):
         REFUSED = "refused", "Refused by the upstream service"
         FAILED = "failed", "Upstream service unreachable or broken"
         TIMED_OUT = "timed_out", "Upstream service did not answer in time"
+        # A timed-out action that a later poll showed was not carried out.
+        NOT_DONE = "not_done", "Not done (seen by a later poll)"
 
     # A token from the confirmation form: a double submit finds the first row and does
     # not call the upstream service a second time.

@@ -19,11 +19,11 @@ from django.conf import settings
 from django.core.cache import cache
 from kombu.exceptions import OperationalError as BrokerError
 
-from dashboard.clients.storage import StorageError
 from dashboard.lib import cache_state
-from dashboard.lib.pipelines import pipeline_get, pipeline_list
+from dashboard.lib.pipelines import PipelineConfig, pipeline_get, pipeline_list
 from dashboard.selectors import levels as level_selectors
 from dashboard.selectors import processing_configs as config_selectors
+from dashboard.services import actions as action_services
 from dashboard.services import alerts as alert_services
 from dashboard.services import bulk_hide
 from dashboard.services import levels as level_services
@@ -55,9 +55,16 @@ def poll_pipeline(slug: str) -> str:
         if not acquired:
             return "skipped"
         line = unit_services.workflow_poll(pipeline=pipeline).line()
+        line += _settled_line(pipeline.slug)
         # Bulk hides whose undo window has passed go upstream at poll time.
         line += "; " + bulk_hide.hide_upstream_due(pipeline=slug).line()
     return f"{line}; {alerts_after_poll()}"
+
+
+def _settled_line(slug: str) -> str:
+    """Settle timed-out approvals from the poll just made; a note when some were."""
+    settled = action_services.timed_out_approvals_settle(pipeline=slug)
+    return f"; {settled} timed-out approval(s) settled" if settled else ""
 
 
 @shared_task(ignore_result=True)
@@ -174,12 +181,7 @@ def fetch_package_details(package_uuid: str) -> str:
     with task_lock(f"package-details:{package_uuid}", ttl=DETAILS_HARD_LIMIT) as acquired:
         if not acquired:
             return "skipped"
-        try:
-            storage_services.package_details_refresh(uuid=package_uuid)
-        except StorageError as exc:
-            log.warning("details of package %s not fetched: %s", package_uuid, exc)
-            return f"error: {exc}"
-        return "fetched"
+        return storage_services.package_details_fetch(uuid=package_uuid)
 
 
 # --- storage: browse listings ---------------------------------------------------------
@@ -216,6 +218,25 @@ def fetch_processing_config(pipeline: str, name: str) -> str:
             return "skipped"
         stored = config_services.processing_config_fetch(pipeline=pipeline, name=name)
         return f"error: {stored['error']}" if stored["error"] else "fetched"
+
+
+@shared_task(ignore_result=True, soft_time_limit=LISTING_SOFT_LIMIT, time_limit=LISTING_HARD_LIMIT)
+def fetch_processing_config_names(pipeline: str) -> str:
+    """List the pipeline's processing configuration names from its service."""
+    stored = config_services.processing_config_names_fetch(pipeline=pipeline)
+    return f"error: {stored['error']}" if stored["error"] else "listed"
+
+
+def processing_config_names_shown(pipeline: PipelineConfig) -> tuple[str, ...]:
+    """The names for a page or the API (the configured ones until the service listed
+    some); a listing is queued when the stored one is missing or stale."""
+    due = config_selectors.processing_config_names_stale(pipeline=pipeline.slug)
+    if due and config_services.processing_config_names_request(pipeline=pipeline.slug):
+        try:
+            fetch_processing_config_names.delay(pipeline.slug)
+        except (BrokerError, OSError) as exc:
+            log.warning("could not queue the configuration names of %s: %s", pipeline.slug, exc)
+    return config_selectors.processing_config_names(pipeline=pipeline)
 
 
 # --- workflow: levels of description and arranged paths' levels ----------------------

@@ -43,6 +43,18 @@ class SimulatorConfig:
     # about `history_per_day` transfers a working day, with their SIPs, AIPs and DIPs.
     history_days: float = 0.0
     history_per_day: float = 40.0
+    # The account of the service's own dashboard (its web UI: status lists, decisions).
+    dashboard_user: str = "demo"
+    dashboard_password: str = "demo-password"
+    # Dashboard sessions end this many seconds after sign-in (Django's default: two weeks),
+    # or after this many seconds unused (0: never).
+    session_max_age: float = 1209600.0
+    session_idle_seconds: float = 0.0
+    # While the job server is down: how long the status lists and an approval wait before
+    # giving up (the real service: 30 s), and how long `/status/` and `/mcp/execute/` hang
+    # before a 504.
+    job_server_wait_seconds: float = 0.2
+    job_server_hang_seconds: float = 60.0
 
 
 def _fraction(text: str) -> float:
@@ -191,6 +203,44 @@ def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
         type=_non_negative_float,
         default=defaults.history_per_day,
         help=f"transfers a working day in that history (default {defaults.history_per_day:g})",
+    )
+    add_dashboard_arguments(parser)
+
+
+def add_dashboard_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of the service's own dashboard and its job server."""
+    defaults = SimulatorConfig()
+    add = parser.add_argument
+    add("--dashboard-user", default=defaults.dashboard_user, help="dashboard account name")
+    add(
+        "--dashboard-password",
+        default=defaults.dashboard_password,
+        help="dashboard account password",
+    )
+    add(
+        "--session-max-age",
+        type=_non_negative_float,
+        default=defaults.session_max_age,
+        help="seconds a dashboard session lasts after sign-in",
+    )
+    add(
+        "--session-idle-seconds",
+        type=_non_negative_float,
+        default=defaults.session_idle_seconds,
+        help="seconds unused after which a dashboard session ends (0: never)",
+    )
+    add(
+        "--job-server-wait-seconds",
+        type=_non_negative_float,
+        default=defaults.job_server_wait_seconds,
+        help="job server down: wait before the status lists' mcp:false and the approve 500 "
+        "(the real service: 30)",
+    )
+    add(
+        "--job-server-hang-seconds",
+        type=_non_negative_float,
+        default=defaults.job_server_hang_seconds,
+        help="job server down: how long /status/ and /mcp/execute/ hang before a 504",
     )
 
 

@@ -93,6 +93,25 @@ def add_control_routes(router: Router, sim: Any) -> None:
                 listed.append({"uuid": unit.uuid, "kind": unit.kind, "status": status})
         return json_response({"now": now.isoformat(timespec="seconds"), "units": listed})
 
+    def job_server(request: Request) -> Response:
+        """GET the job server's state, or POST any of {"up": bool, "wait_seconds",
+        "hang_seconds", "slow_seconds": N}; coming back up carries out queued answers."""
+        if request.method == "POST":
+            try:
+                changes = request.json()
+                if not isinstance(changes, dict):
+                    raise ValueError("Send a JSON object.")
+                sim.job_server.update(changes, sim.carry_out)
+            except ValueError as exc:
+                return _error(str(exc))
+        return json_response(sim.job_server.as_dict())
+
+    def expire_sessions(request: Request) -> Response:
+        """POST: end every dashboard session, as if each had timed out."""
+        return json_response({"expired": sim.sessions.expire_all()})
+
+    router.add("/_simulator/mcp/?", {"GET": job_server, "POST": job_server})
+    router.add("/_simulator/sessions/expire/?", {"POST": expire_sessions})
     router.add("/_simulator/state/?", {"GET": state})
     router.add("/_simulator/actions/?", {"GET": actions})
     router.add("/_simulator/units/?", {"GET": units})

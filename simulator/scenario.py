@@ -335,3 +335,56 @@ def _store_dip_after_aip(route: Route, starts: array, durations: array) -> None:
     if delay > 0:
         for index in range(store_dip, len(route.steps)):
             starts[index] += delay
+
+
+def answered_plan(
+    plan: Plan,
+    index: int,
+    answered_at: float,
+    rng: random.Random,
+    *,
+    pace: Pace = DEFAULT_PACE,
+    tail: tuple[data.GroupJobs, ...] | None = None,
+    outcome: Outcome | None = None,
+) -> Plan:
+    """The plan after the decision at `index` was answered `answered_at` seconds after the
+    anchor: the decision ends then. Without a `tail` the unit goes on along its route,
+    sooner; with one (a rejection, backlog, SIP creation) the route after the decision is
+    replaced by the tail's jobs."""
+    route = plan.route
+    step = route.steps[index]
+    starts, durations = array("d", plan.starts), array("d", plan.durations)
+    old_end = starts[index] + durations[index]
+    durations[index] = max(0.0, answered_at - starts[index])
+    if tail is None:
+        delta = starts[index] + durations[index] - old_end
+        dip_waits = step.track is Track.MAIN and _dip_starts_after(route, index)
+        for later in range(index + 1, len(route.steps)):
+            if route.steps[later].track is step.track or dip_waits:
+                starts[later] += delta
+        _store_dip_after_aip(route, starts, durations)
+        return Plan(route, starts, durations, plan.waiting, plan.parked)
+    kept = list(route.steps[: index + 1])
+    if step.track is Track.MAIN:
+        kept = kept[: min(len(kept), route.main_count)]
+    steps = kept + _expand(tail, Track.MAIN)
+    main_count = len(steps) if step.track is Track.MAIN else route.main_count
+    new_route = Route(tuple(steps), main_count, outcome or route.outcome, _effects(steps))
+    new_starts = array("d", starts[: index + 1]) + array("d", [0.0] * (len(steps) - index - 1))
+    new_durations = array("d", durations[: index + 1]) + array(
+        "d", [0.0] * (len(steps) - index - 1)
+    )
+    clock = new_starts[index] + new_durations[index]
+    for later in range(index + 1, len(steps)):
+        clock += rng.uniform(0.0, 0.3)
+        new_starts[later] = clock
+        new_durations[later] = _duration(steps[later], rng, 1, pace, 1.0)
+        clock += new_durations[later]
+    waiting = frozenset(i for i in plan.waiting if i <= index)
+    return Plan(new_route, new_starts, new_durations, waiting, None)
+
+
+def _dip_starts_after(route: Route, index: int) -> bool:
+    """The DIP chain has not begun by the main track's step `index`."""
+    generate = route.index_of(data.GENERATE_DIP_JOB)
+    return generate is not None and generate >= index

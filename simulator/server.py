@@ -15,7 +15,9 @@ from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from simulator.clock import SimClock
 from simulator.config import SimulatorConfig
+from simulator.dashboard_auth import Sessions
 from simulator.faults import FaultSettings, with_faults
+from simulator.job_server import JobServer, QueuedAnswer
 from simulator.storage import StorageState
 from simulator.storage_api import make_storage_app
 from simulator.workflow import WorkflowState
@@ -43,6 +45,16 @@ class Simulation:
             timeout_seconds=config.timeout_seconds,
             latency_ms=config.latency_ms,
         )
+        self.job_server = JobServer(
+            wait_seconds=config.job_server_wait_seconds,
+            hang_seconds=config.job_server_hang_seconds,
+        )
+        self.sessions = Sessions(
+            user=config.dashboard_user,
+            password=config.dashboard_password,
+            max_age=config.session_max_age,
+            idle=config.session_idle_seconds,
+        )
         # Every operation a client asked for that took effect, in order: the soak checks
         # from these that each action Lookout sent happened exactly once.
         self.actions: list[dict[str, str]] = []
@@ -61,6 +73,12 @@ class Simulation:
         self.actions.append(
             {"action": action, "target": target, "at": self.clock.now().isoformat()}
         )
+
+    def carry_out(self, answer: QueuedAnswer) -> None:
+        """Answer a decision as the job server does: silently ignored when not taken."""
+        now = self.sync()
+        with self.lock:
+            self.workflow.answer_decision(job_uuid=answer.job_uuid, choice=answer.choice, now=now)
 
     def sync(self) -> datetime:
         """Materialise every state change due by now; returns that now."""

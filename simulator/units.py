@@ -49,6 +49,8 @@ class Unit:
     ages_out: bool = False  # dropped a while after finishing (demo arrivals on)
     # A SIP whose first job is an approval (a partial reingest), as a transfer's always is.
     approval_first: bool = False
+    # Started past the approval link (package API with auto_approve): no approval job.
+    auto_approved: bool = False
     history: bool = False  # back-dated (`--history-days`): realistic pace and failures
     anchor_version: int = 0
     effects_done: set[int] = field(default_factory=set)
@@ -85,6 +87,8 @@ class Unit:
         """Index of the newest job of a track at time t, or None before its first job."""
         if t < self.first_job_at:
             return None
+        if self.auto_approved and self.anchor is not None and t < self.anchor + self.plan.starts[1]:
+            return None  # its first job is the one after the approval
         main_count = self.route.main_count
         if track is Track.DIP:
             if self.anchor is None or main_count == len(self.route.steps):
@@ -106,7 +110,7 @@ class Unit:
     def started_steps(self, t: float) -> list[int]:
         """Indexes of every job that exists at time t, in creation order."""
         indexes = []
-        for index in range(len(self.route.steps)):
+        for index in range(1 if self.auto_approved else 0, len(self.route.steps)):
             start = self.step_start(index)
             if start is not None and start <= t:
                 indexes.append(index)

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from simulator import workflow_data as data
+from simulator.decisions import answer
 from simulator.ids import TaskIds, derived_uuid, random_uuid
 from simulator.naming import file_count, transfer_name
 from simulator.scenario import (
@@ -497,7 +498,9 @@ class WorkflowState:
             # Waits for someone to approve it (Lookout can); the operator does eventually.
             self._schedule(when + rng.uniform(*mix.approval_wait), unit, _APPROVE)
         else:
-            self._set_anchor(unit, when + rng.uniform(*mix.auto_approval_delay))
+            # Started with automatic approval: it begins after the approval link.
+            unit.first_job_at = when + rng.uniform(*mix.auto_approval_delay)
+            self._start_approved(unit)
 
     def _forget(self, unit: Unit) -> None:
         """Drop a unit that finished a while ago, as if its records were purged."""
@@ -543,8 +546,13 @@ class WorkflowState:
             files=self._files_of(sources, rng),
         )
         if auto_approve:
-            self._set_anchor(unit, unit.first_job_at + rng.uniform(0.2, 1.0))
+            self._start_approved(unit)
         return unit
+
+    def _start_approved(self, unit: Unit) -> None:
+        """Started with automatic approval: no approval job, never in the unapproved list."""
+        unit.auto_approved = True
+        self._set_anchor(unit, unit.first_job_at)
 
     @staticmethod
     def _files_of(sources: list[SourceEntry], rng: random.Random) -> int:
@@ -665,6 +673,36 @@ class WorkflowState:
         )
         unit.sip_must_succeed = True
         return unit
+
+    # -- decisions ----------------------------------------------------------
+
+    def waiting_decisions(self, t: float) -> list[tuple[Unit, int]]:
+        """Every (unit, step index) awaiting a decision at time t, hidden units included."""
+        return [
+            (unit, index)
+            for unit in self.visible_units()
+            if unit.first_job_at <= t
+            for index in unit.waiting_jobs(t)
+        ]
+
+    def answer_decision(self, *, job_uuid: str, choice: str, now: datetime) -> bool:
+        """Answer the waiting job `job_uuid` with `choice`; False when not taken (an unknown
+        or decided job, a choice it does not offer), as the job server would."""
+        from simulator.unit_jobs import job_uuid as uuid_of_job
+
+        t = self.seconds(now)
+        for unit, index in self.waiting_decisions(t):
+            if uuid_of_job(self, unit, index) != job_uuid:
+                continue
+            label = answer(unit, index, choice, t)
+            if label is None:
+                return False
+            if unit.route.outcome is Outcome.SIP and unit.is_transfer and unit.sip_uuid is None:
+                unit.sip_uuid = random_uuid(random.Random(unit.rng_key))
+            self._set_anchor(unit, t if unit.anchor is None else unit.anchor)
+            self.sim.record_action("decision", f"{unit.uuid}:{label}")
+            return True
+        return False
 
     # -- reading ----------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime
@@ -19,6 +20,7 @@ from typing import Any
 from simulator import workflow_data as data
 from simulator.control_api import add_control_routes
 from simulator.csv_validators import VALIDATORS
+from simulator.dashboard_api import add_dashboard_routes
 from simulator.ids import random_uuid
 from simulator.processing_config import BUILTIN_NAMES, builtin_config
 from simulator.unit_jobs import find_task, job_records
@@ -125,6 +127,23 @@ class WorkflowApi:
 
         return run
 
+    def _through_job_server(self, handler: Handler) -> Callable[[Request], Response]:
+        """An endpoint that needs the job server: while it is down the request waits for
+        it, then answers 500 "Unable to start the transfer." as the real approve does."""
+        endpoint = self._endpoint(handler)
+        job_server = self.sim.job_server
+
+        def run(request: Request) -> Response:
+            if not self._authenticated(request):
+                return endpoint(request)
+            if not job_server.up and not job_server.wait_until_up(job_server.wait_seconds):
+                return error("Unable to start the transfer.", 500)
+            if job_server.slow_seconds:
+                time.sleep(job_server.slow_seconds)
+            return endpoint(request)
+
+        return run
+
     def _add(self, pattern: str, **methods: Handler) -> None:
         self.router.add(pattern, {m: self._endpoint(h) for m, h in methods.items()})
 
@@ -144,7 +163,7 @@ class WorkflowApi:
         add("/api/transfer/start_transfer/", POST=self.start_transfer)
         slash("/api/transfer/start_transfer")
         add("/api/transfer/unapproved/?", GET=self.unapproved)
-        add("/api/transfer/approve/?", POST=self.approve)
+        self.router.add("/api/transfer/approve/?", {"POST": self._through_job_server(self.approve)})
         add(f"/api/transfer/status/(?P<uuid>{UUID})/?", GET=self.transfer_status)
         add(f"/api/transfer/(?P<uuid>{UUID})/delete/", DELETE=self.hide_transfer)
         slash(f"/api/transfer/{UUID}/delete")
@@ -177,6 +196,7 @@ class WorkflowApi:
         )
         add("/api/v2beta/package/?", POST=self.create_package, GET=self.list_packages)
         add(r"/api/v2beta/validate/(?P<validator>[-\w]+)/?", POST=self.validate)
+        add_dashboard_routes(self.router, self.sim, slash)
         add_control_routes(self.router, self.sim)
 
     @staticmethod

@@ -722,3 +722,15 @@ HISTORY_FAILURE_WEIGHTS: dict[str, float] = {
     "Validate preservation derivatives": 2.0,
     "Scan for viruses in metadata": 1.0,
 }
+
+# Where an answer that leaves the planned path goes: (group, jobs) run after the decision.
+REJECT_SIP: GroupJobs = ("Reject SIP", ("Move to the rejected directory",))
+REJECT_AIP: GroupJobs = ("Reject AIP", ("Move to the rejected directory",))
+REJECT_LABELS: frozenset[str] = frozenset(
+    {"Reject transfer", "Reject SIP", "Reject", "Reject AIP", "Reject DIP"}
+)
+SEND_TO_BACKLOG_LABEL = "Send to backlog"
+CREATE_SINGLE_SIP_LABEL = "Create single SIP and continue processing"
+# The approval of the other transfer types: the same two answers; the service's chain
+# values for them are not recorded, so the simulator derives stand-ins from these labels.
+APPROVAL_LABELS: tuple[str, str] = ("Approve transfer", "Reject transfer")

@@ -37,6 +37,22 @@ class Response:
         return [self.body]
 
 
+@dataclass
+class StreamingResponse(Response):
+    """A body sent as it is produced, without a length (the connection closes after it)."""
+
+    chunks: Iterable[bytes] = ()
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        headers = list(self.headers)
+        if self.content_type is not None:
+            headers.append(("Content-Type", self.content_type))
+        start_response(status_line(self.status), headers)
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            return [b""]
+        return self.chunks
+
+
 def status_line(status: int) -> str:
     try:
         phrase = HTTPStatus(status).phrase

@@ -233,6 +233,10 @@ class FakeWorkflowClient:
         self.started += 1
         return self.add(FakeUnit(uuid_for(900 + self.started), name=name, **fields))
 
+    def list_processing_configurations(self) -> tuple[str, ...]:
+        self._call("list_processing_configurations")
+        return tuple(sorted(self.configs))
+
     def get_processing_configuration(self, name: str) -> ProcessingConfiguration:
         self._call("get_processing_configuration", name)
         if name not in self.configs:

@@ -73,6 +73,21 @@ def test_approving_calls_the_service_records_done_and_enqueues_a_poll(fake, poll
     assert polls == [PIPELINE]
 
 
+@pytest.mark.parametrize("job", ["Approve research data transfer", "Approve Dataverse transfer"])
+def test_a_research_data_transfer_is_approved_like_the_other_types(fake, polls, operator, job):
+    # The unapproved list leaves research data transfers out: seen waiting at the job only.
+    fake.add(FakeUnit(uuid_for(1), name="unit-1", awaiting_approval=True))
+    target = seed(
+        waiting_unit(1, awaiting_approval=False, microservice=job, decision=job, transfer_type="")
+    )[0]
+
+    result = _approve(polls, user=operator, unit=target, idempotency_key="q" * 32)
+
+    assert target.approvable
+    assert result.ok and result.entry.outcome == "done"
+    assert fake.calls == [("approve_transfer", ("unit-1", "research_data"))]
+
+
 def test_a_double_submit_makes_one_upstream_call_and_one_audit_row(fake, polls, operator):
     target = _awaiting(fake)
 

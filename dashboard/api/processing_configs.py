@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from dashboard import tasks
 from dashboard.lib.pipelines import pipeline_get
-from dashboard.selectors.processing_configs import StoredConfig
+from dashboard.selectors.processing_configs import StoredConfig, processing_config_names
 
 
 @extend_schema_serializer(component_name="ProcessingConfigDecision")
@@ -78,7 +78,8 @@ class ProcessingConfigListApi(APIView):
             200: ConfigSerializer(many=True),
             404: OpenApiResponse(description="No such pipeline"),
         },
-        summary="A pipeline's configured processing configurations, decisions in words",
+        summary="A pipeline's processing configurations (as its service lists them, else as "
+        "configured), decisions in words",
     )
     def get(self, request: Request, slug: str) -> Response:
         pipeline = pipeline_get(slug)
@@ -86,7 +87,7 @@ class ProcessingConfigListApi(APIView):
             return Response({"detail": "No such pipeline."}, 404)
         rows = [
             _shown(name, *tasks.processing_config_shown(slug, name))
-            for name in pipeline.processing_configs
+            for name in tasks.processing_config_names_shown(pipeline)
         ]
         return Response(ConfigSerializer(rows, many=True).data)
 
@@ -103,8 +104,8 @@ class ProcessingConfigDetailApi(APIView):
         pipeline = pipeline_get(slug)
         if pipeline is None:
             return Response({"detail": "No such pipeline."}, 404)
-        if name not in pipeline.processing_configs:
-            return Response({"detail": "Not a configured processing configuration."}, 404)
+        if name not in processing_config_names(pipeline=pipeline):
+            return Response({"detail": "Not one of the pipeline's processing configurations."}, 404)
         return Response(
             ConfigDetailSerializer(_shown(name, *tasks.processing_config_shown(slug, name))).data
         )

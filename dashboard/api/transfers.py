@@ -30,6 +30,7 @@ from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.models import Unit
 from dashboard.selectors import units as unit_selectors
+from dashboard.selectors.processing_configs import processing_config_names
 from dashboard.services import actions, transfers
 
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -168,10 +169,11 @@ class StartTransferApi(APIView):
                 raise serializers.ValidationError(
                     {"location": "Not an enabled transfer source location."}
                 )
-            config = data.get("processing_config") or pipeline.processing_configs[0]
-            if config not in pipeline.processing_configs:
+            names = processing_config_names(pipeline=pipeline)
+            config = data.get("processing_config") or names[0]
+            if config not in names:
                 raise serializers.ValidationError(
-                    {"processing_config": f"One of: {', '.join(pipeline.processing_configs)}."}
+                    {"processing_config": f"One of: {', '.join(names)}."}
                 )
             data["processing_config"] = config
             return data

@@ -156,8 +156,9 @@ class WaitingListApi(APIView):
         )
         waiting_since_from = serializers.ChoiceField(choices=TimesFrom.choices, help_text=_FROM)
         awaiting_approval = serializers.BooleanField(
+            source="approvable",
             help_text="A transfer waiting for approval, which the API can give "
-            "(`POST` on the pages); other decisions are answered in the service's own UI."
+            "(`POST` on the pages); other decisions are answered in the service's own UI.",
         )
 
     @extend_schema(

@@ -531,9 +531,11 @@ class ApiClient:
         auth: bool = True,
         stream: bool = False,
         once: bool = False,
+        read_timeout: float | None = None,
     ) -> requests.Response:
         """Send one request, retrying idempotent GETs (not a GET that acts, `once`); never
-        raises a `requests` error."""
+        raises a `requests` error. `read_timeout` replaces the client's for this call."""
+        timeout = self.timeout if read_timeout is None else (self.timeout[0], read_timeout)
         shown_url = self._redact(self._full_url(url, params))
         tries = self.retries if method == "GET" and not once else 1
         for attempt in range(1, tries + 1):
@@ -560,7 +562,7 @@ class ApiClient:
                         json=json_body,
                         headers=self._headers(accept=accept, extra=headers),
                         auth=self._auth if auth else None,
-                        timeout=self.timeout,
+                        timeout=timeout,
                         allow_redirects=False,
                         stream=stream,
                     )

@@ -471,6 +471,11 @@ _CONFIG_NAME = re.compile(r"^\w{1,16}$")
 # --- client
 
 
+# How long an approval may take to answer: the service waits up to 30 s for its job
+# server before it answers (500 "Unable to start the transfer." when none took the job).
+APPROVE_READ_TIMEOUT = 45.0
+
+
 class WorkflowClient(ApiClient):
     service = "workflow"
     errors = ErrorFamily(
@@ -497,8 +502,16 @@ class WorkflowClient(ApiClient):
         response = self._request("GET", self._url(path), params=params)
         return self._decode_json(response, "GET"), response
 
-    def _post_form(self, path: str, fields: Any) -> tuple[Any, requests.Response]:
-        response = self._request("POST", self._url(path), data=fields)
+    def __init__(
+        self, *args: Any, approve_timeout: float = APPROVE_READ_TIMEOUT, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.approve_timeout = approve_timeout
+
+    def _post_form(
+        self, path: str, fields: Any, *, read_timeout: float | None = None
+    ) -> tuple[Any, requests.Response]:
+        response = self._request("POST", self._url(path), data=fields, read_timeout=read_timeout)
         return self._decode_json(response, "POST"), response
 
     def _results(self, payload: Any, response: requests.Response, method: str = "GET") -> list[Any]:
@@ -517,8 +530,11 @@ class WorkflowClient(ApiClient):
     def approve_transfer(
         self, *, directory: str, transfer_type: TransferType | str = TransferType.STANDARD
     ) -> ApprovalResult:
+        # The service waits up to 30 s for its job server before it answers.
         payload, response = self._post_form(
-            "/api/transfer/approve/", {"type": str(transfer_type), "directory": directory}
+            "/api/transfer/approve/",
+            {"type": str(transfer_type), "directory": directory},
+            read_timeout=max(self.approve_timeout, self.timeout[1]),
         )
         return self._parse(ApprovalResult.from_api, payload, response, "POST")
 
@@ -833,4 +849,11 @@ def get_workflow_client(pipeline: Mapping[str, str] | None = None) -> WorkflowCl
             f"pipeline {slug!r} has no {', '.join(missing)} configured", service="workflow"
         )
     timeout = getattr(settings, "LOOKOUT_HTTP_TIMEOUT", DEFAULT_TIMEOUT)
-    return WorkflowClient(values["url"], values["user"], values["key"], timeout=timeout)
+    approve_timeout = getattr(settings, "LOOKOUT_WORKFLOW_APPROVE_TIMEOUT", APPROVE_READ_TIMEOUT)
+    return WorkflowClient(
+        values["url"],
+        values["user"],
+        values["key"],
+        timeout=timeout,
+        approve_timeout=approve_timeout,
+    )

@@ -16,6 +16,7 @@ from dashboard.forms.units import ConfirmActionForm, OpenMultipleField, choice_f
 from dashboard.lib import vocabulary
 from dashboard.lib.pipelines import pipeline_get, pipeline_list
 from dashboard.selectors import storage as storage_selectors
+from dashboard.selectors.processing_configs import processing_config_names
 
 TRANSFER_SOURCE = "TS"
 # The service makes `<name>-<uuid>` a directory name: 255 bytes less the UUID part.
@@ -115,7 +116,7 @@ class TransferForm(SourceForm):
         super().__init__(*args, **kwargs)
         slug = self.data.get("pipeline") if self.is_bound else self.initial.get("pipeline")
         pipeline = pipeline_get(str(slug or "")) or next(iter(pipeline_list()), None)
-        names = pipeline.processing_configs if pipeline is not None else ("default",)
+        names = processing_config_names(pipeline=pipeline) if pipeline is not None else ("default",)
         choice_field(self, "processing_config").choices = [(n, n) for n in names]
         self.fields["processing_config"].initial = names[0]
 

@@ -53,6 +53,20 @@ def processing_config_request_key(pipeline: str, name: str) -> str:
     return f"workflow:processing-config-requested:{pipeline}:{name}"
 
 
+# The names of a pipeline's processing configurations, as its service lists them; read
+# again when older than PROCESSING_CONFIG_NAMES_STALE (pages fall back to the configured
+# names while none are stored, or when the service cannot list them).
+PROCESSING_CONFIG_NAMES_STALE = 300
+
+
+def processing_config_names_key(pipeline: str) -> str:
+    return f"workflow:processing-config-names:{pipeline}"
+
+
+def processing_config_names_request_key(pipeline: str) -> str:
+    return f"workflow:processing-config-names-requested:{pipeline}"
+
+
 # Levels of description and the level of each arranged path looked at: the workflow
 # service's, fetched by a task when a page asks, kept here with the fetch time.
 LEVELS_TTL = 24 * 3600

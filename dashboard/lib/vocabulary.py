@@ -70,6 +70,22 @@ def unit_kind_label(kind: str | None) -> str:
 APPROVE_TRANSFER = "Approve transfer"
 # The decision a partial reingest started from the workflow side waits at; the API answers it.
 APPROVE_AIP_REINGEST = "Approve AIP reingest"
+# Approval jobs of transfer types the unapproved list leaves out: a unit waiting at one is
+# approved by the same API call as the others, with this transfer type.
+UNLISTED_APPROVAL_TYPES = {
+    "Approve research data transfer": "research_data",
+    "Approve Dataverse transfer": "research_data",  # the same job, by its product's name
+}
+
+
+def unlisted_approval_type(decision: str | None) -> str | None:
+    """The transfer type of the unlisted approval among a unit's waiting jobs, if any
+    (`decision` holds the jobs joined by " / ")."""
+    for job in (decision or "").split(" / "):
+        found = UNLISTED_APPROVAL_TYPES.get(job.strip())
+        if found:
+            return found
+    return None
 
 
 def decision_label(decision: str | None, microservice: str | None = "") -> str:
@@ -89,6 +105,7 @@ OUTCOMES = _terms(
     ("refused", "Refused", "rejected", "⊘"),
     ("failed", "Failed", "failed", "✗"),
     ("timed_out", "Timed out", "failed", "⌛"),
+    ("not_done", "Not done", "rejected", "⊘"),
     ("unknown", "Outcome unknown (interrupted)", "unknown", "?"),
 )
 

@@ -53,8 +53,11 @@ def pending_decisions(unit: Unit) -> list[PendingDecision]:
     for job in dict.fromkeys(job for job in jobs if job):
         points = decision_points_for(job)
         point = points[0] if points else None
-        approval = unit.awaiting_approval and (
-            point is None or point.group == "Approve transfer" or job == "Approve transfer"
+        approval = unit.approvable and (
+            point is None
+            or point.group == "Approve transfer"
+            or job == "Approve transfer"
+            or vocabulary.unlisted_approval_type(job) is not None
         )
         # The API answers this one too (Lookout's Approve reingest button).
         approval = approval or job == vocabulary.APPROVE_AIP_REINGEST

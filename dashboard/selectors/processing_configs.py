@@ -18,8 +18,14 @@ from typing import Any
 from django.core.cache import cache
 from django.utils import timezone
 
-from dashboard.lib.cache_state import processing_config_key, processing_config_request_key
+from dashboard.lib.cache_state import (
+    PROCESSING_CONFIG_NAMES_STALE,
+    processing_config_key,
+    processing_config_names_key,
+    processing_config_request_key,
+)
 from dashboard.lib.decision_points import decision_point_by_link
+from dashboard.lib.pipelines import PipelineConfig
 
 # A stored configuration older than this is fetched again when its page is opened.
 PROCESSING_CONFIG_MAX_AGE = timedelta(minutes=5)
@@ -156,3 +162,20 @@ def processing_config_compare(
             )
         )
     return rows
+
+
+def processing_config_names_stale(*, pipeline: str) -> bool:
+    """No listing stored, or one older than PROCESSING_CONFIG_NAMES_STALE."""
+    stored = cache.get(processing_config_names_key(pipeline))
+    if not stored or stored.get("fetched_at") is None:
+        return True
+    age: float = (timezone.now() - stored["fetched_at"]).total_seconds()
+    return age > PROCESSING_CONFIG_NAMES_STALE
+
+
+def processing_config_names(*, pipeline: PipelineConfig) -> tuple[str, ...]:
+    """The names the pipeline's service listed, or the configured ones when it listed none
+    (not yet fetched, an older service that cannot list them, or an empty list)."""
+    stored = cache.get(processing_config_names_key(pipeline.slug)) or {}
+    names = stored.get("names")
+    return tuple(names) if names else pipeline.processing_configs

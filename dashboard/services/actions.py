@@ -15,8 +15,9 @@ Every action goes through `action_perform`, which
 Outcomes: DONE (the service did it), REFUSED (the service answered no, or the action is
 no longer possible; the user sees why), FAILED (the service could not be reached, or
 rejected Lookout's credentials), TIMED_OUT (it did not answer in time: whether it acted
-is not known). An action finished by a task (a fixity check) is QUEUED until the task
-records one of those with `action_queued_finish`.
+is not known; a timed-out approval is settled by a later poll, `timed_out_approvals_settle`:
+DONE, or NOT_DONE when the transfer still waits). An action finished by a task (a fixity
+check) is QUEUED until the task records one of those with `action_queued_finish`.
 
 What is not an outcome: an approval the service accepted is DONE; if the transfer later
 fails or is rejected, that is the unit's own status (its page, linked from the audit
@@ -51,7 +52,7 @@ from dashboard.clients.workflow import WorkflowClient, get_workflow_client
 from dashboard.lib import page_cache
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.lib.secret_redaction import redact_secrets
-from dashboard.models import AuditEntry, Unit
+from dashboard.models import AuditEntry, ServicePoll, Unit
 from dashboard.selectors import units as unit_selectors
 
 log = logging.getLogger(__name__)
@@ -288,6 +289,48 @@ def action_queued_finish(
 
 # --- workflow-service actions --------------------------------------------------------
 
+SETTLED_DONE = (
+    "Done: the service did not answer in time, but a later poll saw the transfer move on."
+)
+SETTLED_NOT_DONE = (
+    "Not done: the service did not answer in time, and a later poll still saw the "
+    "transfer waiting for approval. Approve it again."
+)
+
+
+def timed_out_approvals_settle(*, pipeline: str) -> int:
+    """Settle the pipeline's timed-out approvals from the last successful poll after them:
+    done when the transfer moved on, not done when it still waits. Run after each poll;
+    returns how many were settled. (The service answers within 30 s, before Lookout's
+    approve timeout, so by the next poll it has done whatever it was going to do.)"""
+    polled_at = (
+        ServicePoll.objects.filter(service=f"workflow:{pipeline}")
+        .values_list("last_success_at", flat=True)
+        .first()
+    )
+    if polled_at is None:
+        return 0
+    entries = AuditEntry.objects.filter(
+        action="transfer_approve",
+        pipeline=pipeline,
+        outcome=Outcome.TIMED_OUT,
+        finished_at__lt=polled_at,
+    )
+    settled = 0
+    for entry in entries:
+        unit = Unit.objects.filter(pipeline=pipeline, uuid=entry.target).first()
+        if unit is None:
+            continue  # hidden or forgotten since: nothing to tell from
+        outcome, message = (
+            (Outcome.NOT_DONE, SETTLED_NOT_DONE)
+            if unit.approvable
+            else (Outcome.DONE, SETTLED_DONE)
+        )
+        settled += AuditEntry.objects.filter(pk=entry.pk, outcome=Outcome.TIMED_OUT).update(
+            outcome=outcome, upstream_message=f"{message} ({entry.upstream_message})"
+        )
+    return settled
+
 
 def workflow_client(pipeline_slug: str) -> WorkflowClient:
     pipeline = pipeline_get(pipeline_slug)
@@ -339,11 +382,11 @@ def transfer_approve(
 
     def call() -> UpstreamAnswer:
         current = unit_selectors.unit_get(uuid=unit.uuid)
-        if current is None or not current.awaiting_approval:
+        if current is None or not current.approvable:
             raise ActionNotPossible("This transfer is no longer waiting for approval.")
         client = workflow_client(current.pipeline)
         result = client.approve_transfer(
-            directory=current.directory, transfer_type=current.transfer_type or "standard"
+            directory=current.directory, transfer_type=current.approval_transfer_type
         )
         return UpstreamAnswer(f"Approval successful: transfer {result.uuid} started.")
 
@@ -354,7 +397,7 @@ def transfer_approve(
         action="transfer_approve",
         idempotency_key=idempotency_key,
         target_kind="transfer",
-        parameters={"directory": unit.directory, "transfer_type": unit.transfer_type},
+        parameters={"directory": unit.directory, "transfer_type": unit.approval_transfer_type},
         call=call,
         after_success=after_success,
     )

@@ -1,7 +1,8 @@
 """Processing configurations: fetched from a pipeline by a task, kept in the cache.
 
-The API cannot list which names a pipeline offers for new transfers, so the names are
-the pipeline's `processing_configs` setting; each one's XML is fetched with
+The names a pipeline offers are listed by its service (`GET /api/processing-configuration/`,
+`processing_config_names_fetch`); older services cannot list them (404), and then the
+pipeline's `processing_configs` setting names them. Each one's XML is fetched with
 `get_processing_configuration` (parsed with defusedxml by the client) and stored with its
 fetch time, its choices as the client parsed them, and the error of the last fetch in
 words. A failed fetch keeps the last XML that worked; a name the service does not know
@@ -28,12 +29,22 @@ from dashboard.lib.cache_state import (
     PROCESSING_CONFIG_REQUEST_TTL,
     PROCESSING_CONFIG_TTL,
     processing_config_key,
+    processing_config_names_key,
+    processing_config_names_request_key,
     processing_config_request_key,
 )
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.lib.secret_redaction import redact_secrets
 
 log = logging.getLogger(__name__)
+
+
+def _client_for(pipeline: str) -> WorkflowClient:
+    """The pipeline's workflow client; LookupError when it is no longer configured."""
+    config = pipeline_get(pipeline)
+    if config is None:
+        raise LookupError(pipeline)
+    return get_workflow_client(config.client_config())
 
 
 def processing_config_request(*, pipeline: str, name: str) -> bool:
@@ -74,11 +85,7 @@ def processing_config_fetch(
         "error": "",
     }
     try:
-        if client is None:
-            config = pipeline_get(pipeline)
-            if config is None:
-                raise LookupError(pipeline)
-            client = get_workflow_client(config.client_config())
+        client = client or _client_for(pipeline)
         result = client.get_processing_configuration(name)
     except LookupError:
         stored["error"] = f"Pipeline {pipeline!r} is no longer configured."
@@ -103,4 +110,40 @@ def processing_config_fetch(
     stored["fetched_at"] = timezone.now()
     cache.set(key, stored, PROCESSING_CONFIG_TTL)
     processing_config_request_dropped(pipeline=pipeline, name=name)
+    return stored
+
+
+def processing_config_names_request(*, pipeline: str) -> bool:
+    """Note that a listing is about to be queued; False when one is already under way."""
+    return cache.add(
+        processing_config_names_request_key(pipeline), timezone.now(), PROCESSING_CONFIG_REQUEST_TTL
+    )
+
+
+def processing_config_names_fetch(
+    *, pipeline: str, client: WorkflowClient | None = None
+) -> dict[str, Any]:
+    """List the pipeline's configuration names from its service into the cache.
+
+    A service that cannot list them (404: an older release) stores no names, so pages
+    use the configured ones; one that does not answer keeps the last names it gave.
+    """
+    key = processing_config_names_key(pipeline)
+    earlier = cache.get(key) or {}
+    stored: dict[str, Any] = {"names": earlier.get("names"), "error": ""}
+    try:
+        client = client or _client_for(pipeline)
+        names = client.list_processing_configurations()
+    except LookupError:
+        stored["error"] = f"Pipeline {pipeline!r} is no longer configured."
+    except WorkflowError as exc:
+        log.info("processing configuration names of %s not listed: %s", pipeline, exc)
+        if isinstance(exc, WorkflowNotFound) or exc.status == 404:
+            stored["names"] = None
+        stored["error"] = redact_secrets(exc.upstream_message or exc.message)
+    else:
+        stored["names"] = list(names)
+    stored["fetched_at"] = timezone.now()
+    cache.set(key, stored, PROCESSING_CONFIG_TTL)
+    cache.delete(processing_config_names_request_key(pipeline))
     return stored

@@ -698,6 +698,17 @@ def package_details_refresh(*, uuid: str, client: StorageClient | None = None) -
     return details
 
 
+def package_details_fetch(*, uuid: str) -> str:
+    """Refresh a package's details for the task that queues it: "fetched", or "error: …"
+    when no storage client could be had (logged; the page keeps what it showed)."""
+    try:
+        package_details_refresh(uuid=uuid)
+    except StorageError as exc:
+        log.warning("details of package %s not fetched: %s", uuid, exc)
+        return f"error: {exc}"
+    return "fetched"
+
+
 def package_sync_state_save(sync: PackageSyncState) -> None:
     values = dict(sync.__dict__)
     # The cursor is naive, in the storage server's clock: stored as if it were UTC.

@@ -58,7 +58,8 @@ def config_list(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     pipeline = pipeline_get(slug)
     if pipeline is None:
         return _unknown_pipeline(request)
-    rows = [(name, *_stored(pipeline, name)) for name in pipeline.processing_configs]
+    names = tasks.processing_config_names_shown(pipeline)
+    rows = [(name, *_stored(pipeline, name)) for name in names]
     return _render(
         request,
         "dashboard/processing_configs/list.html",
@@ -69,7 +70,7 @@ def config_list(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             "rows": rows,
             "waiting": any(waiting for _, _, waiting in rows),
             "live_url": request.get_full_path(),
-            "compare_form": CompareForm(names=pipeline.processing_configs),
+            "compare_form": CompareForm(names=names),
         },
     )
 
@@ -82,10 +83,10 @@ def config_detail(request: HtmxHttpRequest, slug: str, name: str) -> HttpRespons
     pipeline = pipeline_get(slug)
     if pipeline is None:
         return _unknown_pipeline(request)
-    if name not in pipeline.processing_configs:
+    if name not in config_selectors.processing_config_names(pipeline=pipeline):
         return not_found(
             request,
-            f"{name!r} is not one of {pipeline.name}'s configured processing configurations.",
+            f"{name!r} is not one of {pipeline.name}'s processing configurations.",
         )
     stored, waiting = _stored(pipeline, name, refresh=request.method == "POST")
     return _render(
@@ -111,7 +112,7 @@ def config_xml(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse:
         return _unknown_pipeline(request)
     stored = (
         config_selectors.processing_config_get(pipeline=slug, name=name)
-        if name in pipeline.processing_configs
+        if name in config_selectors.processing_config_names(pipeline=pipeline)
         else None
     )
     if stored is None or stored.xml is None:
@@ -132,7 +133,9 @@ def config_compare(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     pipeline = pipeline_get(slug)
     if pipeline is None:
         return _unknown_pipeline(request)
-    form = CompareForm(request.GET, names=pipeline.processing_configs)
+    form = CompareForm(
+        request.GET, names=config_selectors.processing_config_names(pipeline=pipeline)
+    )
     context: dict[str, Any] = {
         "pipeline": pipeline,
         "form": form,

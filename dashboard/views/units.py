@@ -375,7 +375,7 @@ class UnitAction:
 TRANSFER_APPROVE = UnitAction(
     permission=actions.APPROVE_PERMISSION,
     needs="Approving transfers needs the operator or admin role.",
-    ready=lambda unit: unit.awaiting_approval,
+    ready=lambda unit: unit.approvable,
     not_ready="This transfer is not waiting for approval (any more).",
     back_url=_waiting_page,
     title="Approve transfer",

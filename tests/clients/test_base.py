@@ -29,6 +29,7 @@ from dashboard.clients.storage import (
     StorageUnavailable,
 )
 from dashboard.clients.workflow import (
+    APPROVE_READ_TIMEOUT,
     WorkflowAuthError,
     WorkflowClient,
     WorkflowConfigError,
@@ -69,7 +70,21 @@ def test_it_passes_the_connect_and_read_timeouts_on_every_call(mocked):
     client.list_waiting()
     client.approve_transfer(directory="t1")
 
-    assert [call.request.req_kwargs["timeout"] for call in mocked.calls] == [(1.5, 7.0)] * 2
+    timeouts = [call.request.req_kwargs["timeout"] for call in mocked.calls]
+    # The approval waits for the service's own 30 s wait on its job server, and more.
+    assert timeouts == [(1.5, 7.0), (1.5, APPROVE_READ_TIMEOUT)]
+    assert APPROVE_READ_TIMEOUT > 30
+
+
+def test_an_approvals_read_timeout_is_its_own_setting_never_below_the_usual(mocked):
+    mocked.post(APPROVE_URL, json={"message": "Approval successful.", "uuid": PACKAGE_UUID})
+    longer = WorkflowClient(WORKFLOW_URL, USER, KEY, timeout=(1.5, 7), approve_timeout=60)
+    shorter = WorkflowClient(WORKFLOW_URL, USER, KEY, timeout=(1.5, 7), approve_timeout=2)
+
+    longer.approve_transfer(directory="t1")
+    shorter.approve_transfer(directory="t1")
+
+    assert [call.request.req_kwargs["timeout"] for call in mocked.calls] == [(1.5, 60), (1.5, 7)]
 
 
 def test_it_leaves_a_shared_session_without_credentials(mocked):

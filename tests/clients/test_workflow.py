@@ -10,6 +10,8 @@ from datetime import datetime
 from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import pytest
+import requests
+from django.core.cache import cache
 from responses import matchers
 
 from dashboard.clients.workflow import (
@@ -29,6 +31,9 @@ from dashboard.clients.workflow import (
     WorkflowUnitPending,
     get_workflow_client,
 )
+from dashboard.lib.pipelines import pipeline_get
+from dashboard.selectors.processing_configs import processing_config_names
+from dashboard.services.processing_configs import processing_config_names_fetch
 from tests.clients.conftest import KEY, WORKFLOW_URL
 
 TRANSFER = "9b1a3e2c-1111-4aaa-8bbb-000000000001"
@@ -689,6 +694,42 @@ def test_it_lists_processing_configuration_names(mocked, workflow):
     )
 
     assert workflow.list_processing_configurations() == ("automated", "default")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"status": 404, "body": "<h1>Not Found</h1>", "content_type": "text/html"},
+        {"body": requests.ConnectionError("refused")},
+    ],
+    ids=["an older service answers 404", "the service does not answer"],
+)
+def test_processing_configuration_names_fall_back_to_the_configured_ones(mocked, workflow, answer):
+    cache.clear()
+    mocked.get(f"{WORKFLOW_URL}/api/processing-configuration/", **answer)
+    pipeline = pipeline_get("default")
+    assert pipeline is not None
+
+    stored = processing_config_names_fetch(pipeline="default", client=workflow)
+
+    assert stored["names"] is None and stored["error"]
+    assert processing_config_names(pipeline=pipeline) == pipeline.processing_configs
+
+
+def test_processing_configuration_names_the_service_lists_replace_the_configured_ones(
+    mocked, workflow
+):
+    cache.clear()
+    mocked.get(
+        f"{WORKFLOW_URL}/api/processing-configuration/",
+        json={"processing_configurations": ["default", "nightly"]},
+    )
+    pipeline = pipeline_get("default")
+    assert pipeline is not None
+
+    processing_config_names_fetch(pipeline="default", client=workflow)
+
+    assert processing_config_names(pipeline=pipeline) == ("default", "nightly")
 
 
 # --- validation, metadata, levels

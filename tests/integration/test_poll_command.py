@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,21 @@ def test_poll_once_prints_one_line_per_service_and_exits_0_when_all_answer(
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
-    assert [line.split(":")[0] for line in lines] == ["workflow", "storage"]
-    assert all(" ok;" in line for line in lines)
+    assert [line.split(":")[0] for line in lines] == ["workflow", "storage", "alerts"]
+    assert all(" ok;" in line for line in lines[:2])
+
+
+def test_poll_once_ends_with_the_alert_evaluation_of_what_it_stored(
+    tmp_path, scratch_database_url
+):
+    # Seed 2's 15 transfers include failed ones: each opens a failure alert.
+    with SimulatorProcess(units=15, packages=10, seed=2) as sim:
+        result = run_poll(tmp_path, scratch_database_url, sim.workflow_url, sim.storage_url)
+
+    assert result.returncode == 0, result.stderr
+    evaluation = re.search(r"^alerts: (\d+) opened \((\d+) baseline\)", result.stdout, re.M)
+    assert evaluation is not None, result.stdout
+    assert int(evaluation.group(1)) > 0
 
 
 def test_poll_once_exits_non_zero_naming_the_service_that_did_not_answer(

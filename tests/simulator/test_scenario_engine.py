@@ -153,7 +153,8 @@ def test_a_package_has_no_status_until_its_first_job_exists() -> None:
     advance(sim, 60)
 
     assert status(sim, unit)["status"] in {"PROCESSING", "USER_INPUT"}
-    assert job_names(sim, unit)[0] == "Approve standard transfer"
+    # Started with automatic approval: it begins after the approval link.
+    assert job_names(sim, unit)[0] == "Move to processing directory"
 
 
 def test_statuses_follow_the_newest_job() -> None:

@@ -10,11 +10,14 @@ import re
 from collections.abc import Iterator
 
 import pytest
+import requests
 from django.core.cache import cache
 
 from dashboard.clients.workflow import WorkflowClient
-from dashboard.selectors.processing_configs import processing_config_get
+from dashboard.lib.pipelines import PipelineConfig
+from dashboard.selectors.processing_configs import processing_config_get, processing_config_names
 from dashboard.services import processing_configs as config_services
+from dashboard.services.processing_configs import processing_config_names_fetch
 from tests.support.simulator_process import SimulatorProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -109,3 +112,29 @@ def test_csv_validation_records_each_validators_verdict_as_given(sim, settings, 
         True, csv_validation.VALID_MESSAGE
     )
     assert csv_validation.csv_verdict(bad.entry) == csv_validation.Verdict(False, reason)
+
+
+def test_processing_configuration_names_are_those_the_service_lists(sim, client):
+    cache.clear()
+    pipeline = PipelineConfig(
+        slug="default",
+        name="Default",
+        url=sim.workflow_url,
+        user=sim.user,
+        key=sim.key,
+        processing_configs=("other",),
+    )
+    first = processing_config_names_fetch(pipeline="default", client=client)
+    listed = processing_config_names(pipeline=pipeline)
+    requests.delete(
+        f"{sim.workflow_url}/api/processing-configuration/automated/",
+        headers=sim.auth_header,
+        timeout=10,
+    )
+    processing_config_names_fetch(pipeline="default", client=client)
+    after_deleting = processing_config_names(pipeline=pipeline)
+    # The built-in comes back when asked for by name, as the real service's does.
+    client.get_processing_configuration("automated")
+
+    assert first["error"] == "" and listed == ("automated", "default")
+    assert after_deleting == ("default",)

@@ -31,6 +31,15 @@ def test_fetching_details_stores_contents_and_pointer_file(polled):
     assert "premis" in details.pointer
 
 
+def test_fetching_details_without_a_configured_storage_service_reports_the_error(settings):
+    settings.LOOKOUT_STORAGE = {"url": "", "user": "", "key": ""}
+
+    result = tasks.fetch_package_details.run(package_uuid(1))
+
+    assert result.startswith("error: ") and "LOOKOUT_STORAGE has no url" in result
+    assert not PackageDetails.objects.filter(package_uuid=package_uuid(1)).exists()
+
+
 def test_a_second_fetch_of_the_same_package_waits_for_the_first(polled):
     with task_lock(f"package-details:{package_uuid(1)}", ttl=30):
         assert tasks.fetch_package_details.run(package_uuid(1)) == "skipped"

@@ -59,6 +59,25 @@ def run(queued: list[tuple[str, str]]) -> None:
         tasks.fetch_processing_config(*queued.pop(0))
 
 
+def test_the_list_shows_the_names_the_service_lists_once_fetched(
+    viewer, workflow, queued, monkeypatch
+):
+    listings: list[tuple[str, ...]] = []
+    monkeypatch.setattr(
+        tasks.fetch_processing_config_names, "delay", lambda *args: listings.append(args)
+    )
+
+    before = viewer.get(LIST).content.decode()
+    for args in listings:
+        tasks.fetch_processing_config_names(*args)
+    after = viewer.get(LIST).content.decode()
+
+    assert listings == [("default",)]
+    assert "nightly" in before  # configured, until the service listed its names
+    assert "nightly" not in after
+    assert "automated" in after and "default" in after
+
+
 def test_anonymous_users_go_to_the_login_page(client):
     response = client.get(LIST)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -58,6 +58,28 @@ def test_an_operator_gets_an_approve_button_for_a_transfer_awaiting_approval(ope
     assert f'hx-get="{confirm}"' in page
 
 
+def test_a_transfer_waiting_at_research_data_approval_gets_an_approve_button(operator):
+    job = "Approve research data transfer"
+    seed(
+        waiting_unit(
+            1,
+            name="dataset",
+            awaiting_approval=False,
+            microservice=job,
+            decision=job,
+            transfer_type="",
+        )
+    )
+
+    page = operator.get("/waiting/").content.decode()
+    confirm = operator.get(f"/transfers/{uuid_for(1)}/approve/confirm/")
+
+    assert f'href="/transfers/{uuid_for(1)}/approve/confirm/"' in page
+    assert "Answer it in the workflow service" not in page
+    assert confirm.status_code == 200
+    assert "Approve this transfer?" in confirm.content.decode()
+
+
 def test_other_decisions_say_what_is_pending_and_where_it_is_answered(operator):
     seed(waiting_unit(1, name="normalise-me", approval=False, kind="sip"))
 

@@ -1,4 +1,5 @@
-"""`manage.py poll --once`: one full synchronous poll of every upstream service."""
+"""`manage.py poll --once`: one full synchronous poll of every upstream service, ending
+with the alert evaluation every poll ends with."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.lib.pipelines import pipeline_list
+from dashboard.services import actions
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
+from dashboard.tasks import alerts_after_poll
 
 
 class Command(BaseCommand):
@@ -26,10 +29,13 @@ class Command(BaseCommand):
         summaries = []
         for pipeline in pipeline_list():
             summaries.append(unit_services.workflow_poll(pipeline=pipeline))
+            actions.timed_out_approvals_settle(pipeline=pipeline.slug)
             unit_services.jobs_refresh(pipeline=pipeline)
         summaries.append(storage_services.storage_poll())
         for summary in summaries:
             self.stdout.write(summary.line())
+        # As after every scheduled poll: what was just stored opens or resolves alerts.
+        self.stdout.write(alerts_after_poll())
         failed = [s.service for s in summaries if not s.ok]
         if failed:
             raise CommandError(f"no answer from: {', '.join(failed)}")
