@@ -8,7 +8,6 @@ along the chosen chain (`scenario.answered_plan`).
 from __future__ import annotations
 
 import random
-import uuid
 
 from simulator import workflow_data as data
 from simulator.scenario import (
@@ -21,21 +20,13 @@ from simulator.scenario import (
 )
 from simulator.units import Unit
 
-_STAND_IN_NAMESPACE = uuid.UUID("8b3f0a52-6a1e-4d0c-9a57-3c1f2e4b7d90")
 _APPROVAL_JOBS = {approval.job for approval in data.APPROVALS.values()}
 
 
 def decision_choices(step: StepTemplate) -> dict[str, str]:
     """`{value: label}` of a decision job, in the service's order; empty for other jobs."""
     point = data.DECISIONS_BY_STEP.get((step.group, step.job))
-    if point is not None:
-        return {value: label for label, value in point.choices}
-    if step.job in _APPROVAL_JOBS:
-        return {
-            str(uuid.uuid5(_STAND_IN_NAMESPACE, f"{step.link_uuid}/{label}")): label
-            for label in data.APPROVAL_LABELS
-        }
-    return {}
+    return {} if point is None else {value: label for label, value in point.choices}
 
 
 def _diversion(step: StepTemplate, label: str) -> tuple[tuple[data.GroupJobs, ...], Outcome] | None:

@@ -370,6 +370,78 @@ DECISION_POINTS: tuple[DecisionPoint, ...] = (
         ),
         False,
     ),
+    # The other transfer types' approvals (the real links and chains; the jobs that named
+    # a product carry a neutral name here).
+    DecisionPoint(
+        "Approve transfer",
+        "Approve zipped transfer",
+        "44e0b981-78d2-4403-8233-05038b3cc603",
+        (
+            ("Approve transfer", "f3caceff-5ad5-4bad-b98c-e73f8cd03450"),
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Approve transfer",
+        "Approve bagit transfer",
+        "f6bcc82a-d629-4a78-8643-bf6e3cb39fe6",
+        (
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+            ("Approve transfer", "c75ef451-2040-4511-95ac-3baa0f019b48"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Approve transfer",
+        "Approve zipped bagit transfer",
+        "15402367-2d3f-475e-b251-55532347a3c2",
+        (
+            ("Approve transfer", "167dc382-4ab1-4051-8e22-e7f1c1bf3e6f"),
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Approve transfer",
+        "Approve repository system transfer",
+        "b963a646-0569-43c4-89a2-e3b814c5c08e",
+        (
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+            ("Approve transfer", "1cb2ef0e-afe8-45b5-8d8f-a1e120f06605"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Approve transfer",
+        "Approve maildir transfer",
+        "998044bb-6260-452f-a742-cfb19e80125b",
+        (
+            ("Approve transfer", "d381cf76-9313-415f-98a1-55c91e4d78e0"),
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Records system transfer",
+        "Approve records system transfer",
+        "8db10a7b-924f-4561-87b4-cb6078c65aab",
+        (
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+            ("Approve transfer", "e4a59e3e-3dba-4eb5-9cf1-c1fb3ae61fa9"),
+        ),
+        False,
+    ),
+    DecisionPoint(
+        "Approve research data transfer",
+        "Approve research data transfer",
+        "246943e4-d203-48e1-ac84-4865520e7c30",
+        (
+            ("Reject transfer", "1b04ec43-055c-43b7-9543-bd03c6a778ba"),
+            ("Approve research data transfer", "10c00bc8-8fc2-419f-b593-cf5518695186"),
+        ),
+        False,
+    ),
     DecisionPoint(
         "Reingest AIP",
         REINGEST_APPROVAL_JOB,
@@ -731,6 +803,3 @@ REJECT_LABELS: frozenset[str] = frozenset(
 )
 SEND_TO_BACKLOG_LABEL = "Send to backlog"
 CREATE_SINGLE_SIP_LABEL = "Create single SIP and continue processing"
-# The approval of the other transfer types: the same two answers; the service's chain
-# values for them are not recorded, so the simulator derives stand-ins from these labels.
-APPROVAL_LABELS: tuple[str, str] = ("Approve transfer", "Reject transfer")

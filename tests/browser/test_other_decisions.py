@@ -24,6 +24,17 @@ def test_the_waiting_page_puts_other_decisions_in_words(page, live_server, setti
     ]
     seed(waiting_unit(1, approval=False, kind="sip", name="maps-2018", decision="Normalize"))
     seed(waiting_unit(2, name="letters-2017"))
+    research = "Approve research data transfer"  # not in the unapproved list
+    seed(
+        waiting_unit(
+            3,
+            name="dataset-2020",
+            awaiting_approval=False,
+            microservice=research,
+            decision=research,
+            transfer_type="",
+        )
+    )
     make_user("olga", "operator")
     page.goto(f"{live_server.url}/accounts/login/")
     page.get_by_label("User name").fill("olga")
@@ -37,4 +48,5 @@ def test_the_waiting_page_puts_other_decisions_in_words(page, live_server, setti
     link = row.get_by_role("link", name="Answer it in the workflow service")
     assert link.get_attribute("href") == f"https://dashboard.example.org/ingest/{uuid_for(1)}/"
     assert page.locator(f"#waiting-{uuid_for(2)}").get_by_role("link", name="Approve").is_visible()
+    assert page.locator(f"#waiting-{uuid_for(3)}").get_by_role("link", name="Approve").is_visible()
     screenshot(page, "waiting-other-decisions")

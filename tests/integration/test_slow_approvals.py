@@ -1,4 +1,6 @@
-"""Slow approvals: the service waits for its job server before it answers an approval.
+"""Approvals against the simulator: slow ones, and research data transfers.
+
+The service waits for its job server before it answers an approval.
 
 Lookout allows for that wait (its own approve timeout); an approval that still times out
 is settled by a later poll: done when the transfer moved on, not done when it still
@@ -7,10 +9,12 @@ waits. The simulator's job server is made slow or taken down; delays are short h
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Iterator
 
 import pytest
+import requests
 
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import AuditEntry, Unit
@@ -103,3 +107,22 @@ def test_a_timed_out_approval_the_service_did_not_take_is_settled_as_not_done(si
     assert entry.outcome == "not_done"
     assert "still saw the transfer waiting for approval" in entry.upstream_message
     assert not approved_upstream(sim, unit.uuid)
+
+
+def test_a_research_data_transfer_is_approved_through_the_service(sim):
+    location, path = sim.control("state")["transfer_sources"][0]
+    encoded = base64.b64encode(f"{location}:{path}".encode()).decode()
+    requests.post(
+        f"{sim.workflow_url}/api/transfer/start_transfer/",
+        data={"name": "Dataset", "type": "research_data", "paths[]": [encoded]},
+        headers=sim.auth_header,
+        timeout=10,
+    ).raise_for_status()
+    unit_services.workflow_poll(pipeline=pipeline_list()[0])
+    unit = Unit.objects.get(name="Dataset")
+
+    entry = approve(unit, "r")
+
+    assert not unit.awaiting_approval and unit.approvable  # not in the unapproved list
+    assert entry.outcome == "done"
+    assert approved_upstream(sim, unit.uuid)

@@ -53,6 +53,12 @@ def api(sim: SimulatorProcess, method: str, path: str, **kwargs: Any) -> request
     )
 
 
+def encoded_source(sim: SimulatorProcess) -> str:
+    """A transfer source as the start calls take it: base64 of `<location>:<path>`."""
+    location, path = sim.control("state")["transfer_sources"][0]
+    return base64.b64encode(f"{location}:{path}".encode()).decode()
+
+
 def all_units(sim, session) -> list[dict[str, Any]]:
     return (
         status_list(sim, session, "transfer")["objects"]
@@ -128,6 +134,26 @@ def test_a_transfer_awaiting_approval_carries_the_approval_choices(sim, session)
         assert job["choices"] == APPROVE_STANDARD
 
 
+def test_every_approval_carries_the_real_workflows_link_and_choices(sim, session):
+    encoded = encoded_source(sim)
+    started = api(
+        sim,
+        "POST",
+        "/api/transfer/start_transfer/",
+        data={"name": "Dataset", "type": "research_data", "paths[]": [encoded]},
+    )
+    units = status_list(sim, session, "transfer")["objects"]
+    unit = next(unit for unit in units if unit["directory"] == "Dataset")
+
+    assert started.status_code == 200
+    assert unit["jobs"][0]["type"] == "Approve research data transfer"
+    assert unit["jobs"][0]["link_id"] == "246943e4-d203-48e1-ac84-4865520e7c30"
+    assert unit["jobs"][0]["choices"] == {
+        "1b04ec43-055c-43b7-9543-bd03c6a778ba": "Reject transfer",
+        "10c00bc8-8fc2-419f-b593-cf5518695186": "Approve research data transfer",
+    }
+
+
 def test_jobs_are_listed_newest_first(sim, session):
     for unit in all_units(sim, session):
         times = [Decimal(job["timestamp"]) for job in unit["jobs"]]
@@ -174,8 +200,7 @@ def test_a_sip_that_failed_is_listed_though_no_public_list_has_it(sim, session):
 
 
 def test_a_transfer_started_with_automatic_approval_is_listed_without_an_approval_job(sim, session):
-    location, path = sim.control("state")["transfer_sources"][0]
-    encoded = base64.b64encode(f"{location}:{path}".encode()).decode()
+    encoded = encoded_source(sim)
     created = api(
         sim,
         "POST",
