@@ -65,6 +65,9 @@ class SimulatorConfig:
     pipeline_speeds: tuple[float, ...] = ()
     # Items of the folder `batch/` in the default transfer source (0: no such folder).
     source_items: int = 0
+    # New items appearing in `batch/` per simulated hour, evenly spaced (0: none), so a
+    # watched ingest run in the demo always has more to do.
+    source_items_per_hour: float = 0.0
 
     def workflow_ports(self) -> list[int]:
         """The port of each pipeline's workflow service, pipeline 1 first."""
@@ -279,6 +282,12 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.source_items,
         help="items (folders and a few zip files) in the folder batch/ of the default "
         "transfer source (default 0: no such folder)",
+    )
+    add(
+        "--source-items-per-hour",
+        type=_non_negative_float,
+        default=defaults.source_items_per_hour,
+        help="new items appearing in batch/ per simulated hour (default 0: none)",
     )
 
 

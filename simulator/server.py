@@ -203,6 +203,7 @@ class Simulation:
             now = self.clock.now()
             for service in self.services:
                 service.workflow.advance_to(now)
+            self.storage.add_due_source_items(now)
             return now
 
 

@@ -453,6 +453,11 @@ class StorageState:
         self.pipeline_uuid = ""
         # Every pipeline a simulated workflow service serves, pipeline 1 first.
         self.simulated_pipelines: list[Pipeline] = []
+        # Items in `batch/` so far, and when the next one appears (None: none will).
+        self.source_items = 0
+        self._source_item_width = 3
+        self._source_item_gap = timedelta(hours=1)
+        self._next_source_item_at: datetime | None = None
         self._next_space_id = 1
         # With demo arrivals on, packages stored after the start are capped: past
         # KEPT_NEW_PACKAGES the oldest stored one is dropped (as if deleted), so the
@@ -1061,19 +1066,33 @@ class StorageState:
     def add_source_items(self, count: int) -> None:
         """`count` items in the folder `batch/` of the default transfer source, for ingest
         runs: folders of a few files, and every tenth a zip file."""
-        if count <= 0:
-            return
+        self._source_item_width = max(3, len(str(count)))
+        per_hour = getattr(self.config, "source_items_per_hour", 0.0)
+        if per_hour > 0:
+            self._source_item_gap = timedelta(hours=1 / per_hour)
+            self._next_source_item_at = self.clock.start + self._source_item_gap
+        for _ in range(count):
+            self._add_source_item()
+
+    def add_due_source_items(self, now: datetime) -> None:
+        """The items that appeared in `batch/` by `now` (with --source-items-per-hour)."""
+        while self._next_source_item_at is not None and self._next_source_item_at <= now:
+            self._add_source_item()
+            self._next_source_item_at += self._source_item_gap
+
+    def _add_source_item(self) -> None:
+        self.source_items += 1
+        name = source_item_name(self.source_items, self._source_item_width)
         location = self.default_locations[TRANSFER_SOURCE]
         tree = self.source_trees.setdefault(location.uuid, SourceDir())
-        rng = self.rng("source-items")
-        for name in source_item_names(count):
-            base = SOURCE_ITEMS_FOLDER + b"/" + name.encode("utf-8")
-            if name.endswith(".zip"):
-                tree.add_file(base, rng.randrange(50_000, 20_000_000))
-                continue
-            for index in range(1, rng.randrange(2, 5)):
-                file_name, size = _random_file(rng, index)
-                tree.add_file(base + b"/objects/" + file_name.encode("utf-8"), size)
+        rng = self.rng(f"source-item-{self.source_items}")
+        base = SOURCE_ITEMS_FOLDER + b"/" + name.encode("utf-8")
+        if name.endswith(".zip"):
+            tree.add_file(base, rng.randrange(50_000, 20_000_000))
+            return
+        for index in range(1, rng.randrange(2, 5)):
+            file_name, size = _random_file(rng, index)
+            tree.add_file(base + b"/objects/" + file_name.encode("utf-8"), size)
 
     def transfer_source_paths(self, pipeline: Pipeline | None = None) -> list[tuple[str, str]]:
         """(location uuid, top-level entry) of every transfer source of the pipeline."""
@@ -1465,13 +1484,15 @@ SOURCE_ITEMS_FOLDER = b"batch"
 SOURCE_ITEMS_ZIP_EVERY = 10
 
 
+def source_item_name(number: int, width: int = 3) -> str:
+    zipped = number % SOURCE_ITEMS_ZIP_EVERY == 0
+    return f"item-{number:0{width}d}" + (".zip" if zipped else "")
+
+
 def source_item_names(count: int) -> list[str]:
     """The names of the first `count` items of `batch/`, in order."""
     width = max(3, len(str(count)))
-    return [
-        f"item-{number:0{width}d}" + (".zip" if number % SOURCE_ITEMS_ZIP_EVERY == 0 else "")
-        for number in range(1, count + 1)
-    ]
+    return [source_item_name(number, width) for number in range(1, count + 1)]
 
 
 def _main_source_tree(rng: random.Random) -> SourceDir:

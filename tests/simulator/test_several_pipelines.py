@@ -180,3 +180,22 @@ def test_a_pipeline_works_at_its_own_pace():
     ]
     assert plans[1].main_end == pytest.approx(2 * plans[0].main_end)
     assert [s.speed for s in simulation.services] == [1.0, 0.5]
+
+
+def test_new_source_items_keep_appearing_at_the_hourly_rate():
+    simulation = Simulation(
+        SimulatorConfig(units=0, packages=0, speed=0, source_items=2, source_items_per_hour=6)
+    )
+    location = simulation.storage.transfer_source_paths()[0][0]
+
+    def listed() -> list[str]:
+        simulation.sync()
+        batch = simulation.storage.source_trees[location].find([b"batch"])
+        assert batch is not None
+        return sorted(name.decode() for name in batch.children)
+
+    assert listed() == ["item-001", "item-002"]
+    simulation.clock.advance(30 * 60 + 1)
+    assert listed() == [*source_item_names(5)]
+    simulation.clock.advance(50 * 60)
+    assert listed()[-1] == "item-010.zip"

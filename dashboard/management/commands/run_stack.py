@@ -37,8 +37,10 @@ DEMO_HISTORY_DAYS = 28.0
 # overview, the wall and the analytics show them apart.
 DEMO_PIPELINES = 2
 DEMO_PIPELINE_SPEEDS = "1,0.7"
-# A folder `batch/` of items in the default transfer source, for ingest runs.
-DEMO_SOURCE_ITEMS = 200
+# A folder `batch/` of items in the default transfer source, for the demo's watched
+# ingest run (manage.py demo_ingest), and a new item every ten minutes.
+DEMO_SOURCE_ITEMS = 40
+DEMO_SOURCE_ITEMS_PER_HOUR = 6.0
 # The variable the demo's pipelines file names for the simulated pipelines' key; only
 # the web server, worker and beat `run_stack` starts get it.
 SIMULATOR_KEY_VARIABLE = "LOOKOUT_SIMULATOR_WORKFLOW_KEY"
@@ -106,6 +108,12 @@ class Command(BaseCommand):
             type=int,
             default=DEMO_SOURCE_ITEMS,
             help=f"items in the simulator's batch/ folder (default {DEMO_SOURCE_ITEMS})",
+        )
+        parser.add_argument(
+            "--no-demo-ingest",
+            action="store_true",
+            help="do not create the demo's watched ingest run over batch/ (manage.py "
+            "demo_ingest, run once the simulator answers)",
         )
         parser.add_argument(
             "--check-ports",
@@ -180,6 +188,30 @@ class Command(BaseCommand):
         env[SIMULATOR_KEY_VARIABLE] = SIMULATOR_KEY
         return env
 
+    def _demo_ingest(
+        self, options: dict[str, Any], env: dict[str, str], stopping: threading.Event
+    ) -> None:
+        """Once the storage service answers, run `demo_ingest` beside the stack; its
+        failure is told in a line and stops nothing."""
+        storage = (options["host"], settings.LOOKOUT_SIMULATOR_STORAGE_PORT)
+        deadline = time.monotonic() + 60
+        while not stopping.is_set() and port_is_free(*storage):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.5)
+        if stopping.is_set():
+            return
+        command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "demo_ingest"]
+        try:
+            done = subprocess.run(
+                command, env=env, capture_output=True, text=True, timeout=180, check=False
+            )
+        except subprocess.TimeoutExpired:
+            self.stdout.write(f"{'demo':>9} | demo_ingest gave no answer within 180 s")
+            return
+        for line in (done.stdout + done.stderr).splitlines():
+            self.stdout.write(f"{'demo':>9} | {line.rstrip()}")
+
     def _simulator_line(self, options: dict[str, Any]) -> str:
         """One line naming the simulated pipelines and the storage service."""
         pipelines = ", ".join(
@@ -232,6 +264,8 @@ class Command(BaseCommand):
                         DEMO_PIPELINE_SPEEDS,
                         "--source-items",
                         str(options["source_items"]),
+                        "--source-items-per-hour",
+                        str(DEMO_SOURCE_ITEMS_PER_HOUR),
                     ],
                 )
             )
@@ -326,6 +360,10 @@ class Command(BaseCommand):
         )
         if not options["no_simulator"]:
             self.stdout.write(self._simulator_line(options))
+            if not options["no_demo_ingest"]:
+                threading.Thread(
+                    target=self._demo_ingest, args=(options, env, stopping), daemon=True
+                ).start()
         try:
             while not stopping.is_set():
                 for name, process in children:
