@@ -176,6 +176,13 @@ class Simulation:
     def speed(self) -> float:
         return self.first.speed
 
+    def set_addresses(self, workflow_urls: list[str]) -> None:
+        """Name each pipeline's workflow service URL as its `remote_name`, as a real
+        storage service knows each pipeline by its address (host and port)."""
+        with self.lock:
+            for service, url in zip(self.services, workflow_urls, strict=True):
+                service.pipeline.remote_name = url
+
     def service_for(self, pipeline_uuid: str) -> WorkflowService | None:
         """The workflow service of the pipeline with that UUID, if one is simulated."""
         return next((s for s in self.services if s.pipeline.uuid == pipeline_uuid), None)
@@ -317,12 +324,12 @@ def serve(config: SimulatorConfig, announce: Callable[[str], None] | None = None
         app = build_workflow_app(service)
         servers.append((service_label(service.number), make_server(config.host, port, app)))
     servers.append(("storage service", make_server(config.host, config.storage_port, storage_app)))
+    sim.set_addresses([_url(server) for _, server in servers[:-1]])
     for _, server in servers:
         # A short poll interval keeps shutdown quick.
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     for label, server in servers:
-        host, port = server.server_address[:2]
-        say(f"{label} listening on http://{host!s}:{port}")
+        say(f"{label} listening on {_url(server)}")
 
     stop = threading.Event()
 
@@ -336,6 +343,11 @@ def serve(config: SimulatorConfig, announce: Callable[[str], None] | None = None
         server.shutdown()
         server.server_close()
     return 0
+
+
+def _url(server: ThreadingWSGIServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}"
 
 
 def _print_flushed(line: str) -> None:

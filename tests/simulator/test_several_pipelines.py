@@ -75,9 +75,11 @@ def test_each_pipeline_answers_with_its_own_units_on_its_own_port(sim):
 def test_the_storage_service_lists_both_pipelines_each_with_its_processing_location(sim):
     uuids = [sim.control("state", pipeline=n)["pipeline_uuid"] for n in (1, 2)]
     assert uuids[0] != uuids[1]
-    listed = {p["uuid"]: p["description"] for p in storage_list(sim, "pipeline")}
-    assert listed[uuids[0]] == "Simulated pipeline"
-    assert listed[uuids[1]] == "Simulated pipeline 2"
+    listed = {p["uuid"]: p for p in storage_list(sim, "pipeline")}
+    assert listed[uuids[0]]["description"] == "Simulated pipeline"
+    assert listed[uuids[1]]["description"] == "Simulated pipeline 2"
+    # Known by address, as a real storage service knows each pipeline.
+    assert [listed[uuid]["remote_name"] for uuid in uuids] == sim.workflow_urls
     processing = storage_list(sim, "location", purpose="CP")
     for uuid in uuids:
         own = [loc for loc in processing if loc["pipeline"] == [f"/api/v2/pipeline/{uuid}/"]]

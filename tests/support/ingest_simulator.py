@@ -46,6 +46,7 @@ class IngestSimulator:
             self._servers.append(server)
         urls = [f"http://127.0.0.1:{server.server_address[1]}" for server in self._servers]
         self.workflow_urls, self.storage_url = urls[:-1], urls[-1]
+        sim.set_addresses(self.workflow_urls)
         return self
 
     def __exit__(self, *exc: object) -> None:
