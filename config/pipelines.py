@@ -142,3 +142,31 @@ def load_pipelines(*, first: dict[str, str], extra_file: str) -> list[dict[str, 
     if len(set(slugs)) != len(slugs):
         raise ImproperlyConfigured("pipeline slugs must be unique")
     return pipelines
+
+
+def simulator_pipeline_entries(workflow_urls: list[str], *, user: str) -> list[dict[str, Any]]:
+    """Pipelines-file entries (no key) for the simulator's workflow services, pipeline 1
+    first: slug `default` as the LOOKOUT_WORKFLOW_* pipeline of the demo, then
+    `pipeline-2`, `pipeline-3`, ... Each service serves its own dashboard (ui_url)."""
+    entries = []
+    for number, url in enumerate(workflow_urls, start=1):
+        entries.append(
+            {
+                "slug": "default" if number == 1 else f"pipeline-{number}",
+                "name": "Default pipeline" if number == 1 else f"Pipeline {number}",
+                "url": url,
+                "ui_url": url,
+                "user": user,
+                "time_zone": "UTC",
+                "processing_configs": list(DEFAULT_PROCESSING_CONFIGS),
+            }
+        )
+    return entries
+
+
+def simulator_pipelines(workflow_urls: list[str], *, user: str, key: str) -> list[dict[str, Any]]:
+    """LOOKOUT_PIPELINES (as the settings hold it) for the simulator's workflow services."""
+    return [
+        {**_validated(entry, f"simulated pipeline {entry['url']}"), "key": key}
+        for entry in simulator_pipeline_entries(workflow_urls, user=user)
+    ]

@@ -202,6 +202,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LOOKOUT_PORT = env_int("LOOKOUT_PORT", 8000, minimum=1)
 LOOKOUT_SIMULATOR_WORKFLOW_PORT = env_int("LOOKOUT_SIMULATOR_WORKFLOW_PORT", 8001, minimum=1)
 LOOKOUT_SIMULATOR_STORAGE_PORT = env_int("LOOKOUT_SIMULATOR_STORAGE_PORT", 8002, minimum=1)
+# The demo's second pipeline (the pipelines file `make run` writes points at it).
+LOOKOUT_SIMULATOR_SECOND_WORKFLOW_PORT = env_int(
+    "LOOKOUT_SIMULATOR_SECOND_WORKFLOW_PORT", 8003, minimum=1
+)
 
 # --- Upstream services ----------------------------------------------------
 LOOKOUT_HTTP_TIMEOUT = (

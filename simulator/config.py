@@ -55,6 +55,32 @@ class SimulatorConfig:
     # before a 504.
     job_server_wait_seconds: float = 0.2
     job_server_hang_seconds: float = 60.0
+    # Workflow services (pipelines) beside the one storage service. Pipeline 1 listens on
+    # `workflow_port`; the others on `extra_workflow_ports`, or (when that is empty) on
+    # the ports after `storage_port`, or on free ports when `workflow_port` is 0.
+    pipelines: int = 1
+    extra_workflow_ports: tuple[int, ...] = ()
+    # How fast each pipeline works through its units, as a factor of the clock (1: as
+    # pipeline 1; 0.5: every job takes twice as long). Missing entries are 1.
+    pipeline_speeds: tuple[float, ...] = ()
+    # Items of the folder `batch/` in the default transfer source (0: no such folder).
+    source_items: int = 0
+    # New items appearing in `batch/` per simulated hour, evenly spaced (0: none), so a
+    # watched ingest run in the demo always has more to do.
+    source_items_per_hour: float = 0.0
+
+    def workflow_ports(self) -> list[int]:
+        """The port of each pipeline's workflow service, pipeline 1 first."""
+        extra = list(self.extra_workflow_ports[: self.pipelines - 1])
+        for number in range(len(extra) + 2, self.pipelines + 1):
+            extra.append(0 if self.workflow_port == 0 else self.storage_port + number - 1)
+        return [self.workflow_port, *extra]
+
+    def pipeline_speed(self, number: int) -> float:
+        """The pace factor of pipeline `number` (1-based)."""
+        if number <= len(self.pipeline_speeds):
+            return self.pipeline_speeds[number - 1]
+        return 1.0
 
 
 def _fraction(text: str) -> float:
@@ -76,6 +102,24 @@ def _non_negative_float(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} must not be negative")
     return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def _port_list(text: str) -> tuple[int, ...]:
+    return tuple(_non_negative_int(part) for part in text.split(",") if part.strip())
+
+
+def _speed_list(text: str) -> tuple[float, ...]:
+    speeds = tuple(float(part) for part in text.split(",") if part.strip())
+    if any(speed <= 0 for speed in speeds):
+        raise argparse.ArgumentTypeError(f"{text}: every speed must be above 0")
+    return speeds
 
 
 def _naive_utc(text: str) -> datetime:
@@ -205,6 +249,46 @@ def add_simulator_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"transfers a working day in that history (default {defaults.history_per_day:g})",
     )
     add_dashboard_arguments(parser)
+    add_pipeline_arguments(parser)
+
+
+def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options for several workflow services and a folder of items to ingest."""
+    defaults = SimulatorConfig()
+    add = parser.add_argument
+    add(
+        "--pipelines",
+        type=_positive_int,
+        default=defaults.pipelines,
+        help="workflow services beside the one storage service (default 1)",
+    )
+    add(
+        "--extra-workflow-ports",
+        type=_port_list,
+        default=defaults.extra_workflow_ports,
+        help="comma-separated ports of pipelines 2, 3, ... (default: the ports after "
+        "--storage-port, or free ports when --workflow-port is 0)",
+    )
+    add(
+        "--pipeline-speeds",
+        type=_speed_list,
+        default=defaults.pipeline_speeds,
+        help="comma-separated pace of each pipeline (1: normal, 0.5: jobs take twice as "
+        "long; default 1 each)",
+    )
+    add(
+        "--source-items",
+        type=_non_negative_int,
+        default=defaults.source_items,
+        help="items (folders and a few zip files) in the folder batch/ of the default "
+        "transfer source (default 0: no such folder)",
+    )
+    add(
+        "--source-items-per-hour",
+        type=_non_negative_float,
+        default=defaults.source_items_per_hour,
+        help="new items appearing in batch/ per simulated hour (default 0: none)",
+    )
 
 
 def add_dashboard_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ fault rates while the process runs, or stop simulated time.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +31,10 @@ def add_control_routes(router: Router, sim: Any) -> None:
                 "aged_out": sim.workflow.aged_out,
                 "held_units": len(sim.workflow.units),
                 "dropped_packages": sim.storage.dropped_packages,
+                "pipeline": sim.number,
                 "pipeline_uuid": sim.workflow.pipeline_uuid,
                 # Valid `<location uuid>:<path>` pairs, for starting transfers.
-                "transfer_sources": sim.storage.transfer_source_paths()[:20],
+                "transfer_sources": sim.storage.transfer_source_paths(sim.pipeline)[:20],
             }
 
     def state(request: Request) -> Response:
@@ -79,6 +81,30 @@ def add_control_routes(router: Router, sim: Any) -> None:
         with sim.lock:
             return json_response({"actions": list(sim.actions)})
 
+    def starts(request: Request) -> Response:
+        """Every transfer start any workflow service took: how many in all, per pipeline
+        (by number) and per name, and each start in order."""
+        with sim.lock:
+            taken = list(sim.starts)
+        by_pipeline = Counter(str(start["pipeline"]) for start in taken)
+        return json_response(
+            {
+                "total": len(taken),
+                "by_pipeline": {str(s.number): by_pipeline[str(s.number)] for s in sim.services},
+                "by_name": dict(Counter(start["name"] for start in taken)),
+                "starts": taken,
+            }
+        )
+
+    def pipelines(request: Request) -> Response:
+        """The simulated pipelines: number, storage service UUID and pace."""
+        with sim.lock:
+            listed = [
+                {"number": s.number, "uuid": s.pipeline.uuid, "speed": s.speed}
+                for s in sim.services
+            ]
+        return json_response({"pipelines": listed})
+
     def units(request: Request) -> Response:
         """The status of every unit the workflow service lists, as its status calls say."""
         now = sim.sync()
@@ -114,6 +140,8 @@ def add_control_routes(router: Router, sim: Any) -> None:
     router.add("/_simulator/sessions/expire/?", {"POST": expire_sessions})
     router.add("/_simulator/state/?", {"GET": state})
     router.add("/_simulator/actions/?", {"GET": actions})
+    router.add("/_simulator/starts/?", {"GET": starts})
+    router.add("/_simulator/pipelines/?", {"GET": pipelines})
     router.add("/_simulator/units/?", {"GET": units})
     router.add("/_simulator/advance/?", {"POST": advance})
     router.add("/_simulator/speed/?", {"POST": speed})

@@ -8,8 +8,10 @@ import socketserver
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from types import FrameType
+from typing import Any
 from wsgiref.headers import Headers
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
@@ -18,7 +20,7 @@ from simulator.config import SimulatorConfig
 from simulator.dashboard_auth import Sessions
 from simulator.faults import FaultSettings, with_faults
 from simulator.job_server import JobServer, QueuedAnswer
-from simulator.storage import StorageState
+from simulator.storage import Pipeline, StorageState
 from simulator.storage_api import make_storage_app
 from simulator.workflow import WorkflowState
 from simulator.workflow_api import make_workflow_app, workflow_error_body
@@ -27,51 +29,80 @@ from simulator.wsgi import WsgiApp
 STORAGE_ERROR_MESSAGE = "Sorry, this request could not be processed. Please try again later."
 
 
-class Simulation:
-    """Both fake services' state, one clock and one lock.
+class WorkflowService:
+    """One pipeline's workflow service: its units, fault rates, job server and dashboard
+    sessions. The clock, the lock, the storage service and the records are shared."""
 
-    Handlers call `sync()` first, then read or change state under `lock`.
-    """
-
-    def __init__(self, config: SimulatorConfig) -> None:
-        self.config = config
-        self.clock = SimClock(config.speed, config.start)
-        self.lock = threading.RLock()
+    def __init__(self, simulation: Simulation, number: int) -> None:
+        base = simulation.config
+        self.simulation = simulation
+        self.number = number
+        # Pipeline 1 keeps the configured seed (its data is what it always was); the
+        # others draw their own units from seeds of their own.
+        self.config = base if number == 1 else replace(base, seed=base.seed + 1000 * (number - 1))
+        self.speed = base.pipeline_speed(number)
         self.faults = FaultSettings(
-            seed=config.seed,
-            error_rate=config.error_rate,
-            timeout_rate=config.timeout_rate,
-            malformed_rate=config.malformed_rate,
-            timeout_seconds=config.timeout_seconds,
-            latency_ms=config.latency_ms,
+            seed=self.config.seed,
+            error_rate=base.error_rate,
+            timeout_rate=base.timeout_rate,
+            malformed_rate=base.malformed_rate,
+            timeout_seconds=base.timeout_seconds,
+            latency_ms=base.latency_ms,
         )
         self.job_server = JobServer(
-            wait_seconds=config.job_server_wait_seconds,
-            hang_seconds=config.job_server_hang_seconds,
+            wait_seconds=base.job_server_wait_seconds,
+            hang_seconds=base.job_server_hang_seconds,
         )
+        # Its own dashboard account: a session signed in on one service is unknown to
+        # the others.
         self.sessions = Sessions(
-            user=config.dashboard_user,
-            password=config.dashboard_password,
-            max_age=config.session_max_age,
-            idle=config.session_idle_seconds,
+            user=base.dashboard_user,
+            password=base.dashboard_password,
+            max_age=base.session_max_age,
+            idle=base.session_idle_seconds,
         )
-        # Every operation a client asked for that took effect, in order: the soak checks
-        # from these that each action Lookout sent happened exactly once.
-        self.actions: list[dict[str, str]] = []
-        # Storage first: the workflow side reads its pipeline and sources.
-        self.storage = StorageState(self)
-        self.storage.seed(packages=config.packages)
         self.workflow = WorkflowState(self)
-        self.workflow.seed(
-            units=config.units,
-            history_days=config.history_days,
-            history_per_day=config.history_per_day,
-        )
+
+    @property
+    def clock(self) -> SimClock:
+        return self.simulation.clock
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self.simulation.lock
+
+    @property
+    def storage(self) -> StorageState:
+        return self.simulation.storage
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return self.simulation.storage.simulated_pipelines[self.number - 1]
+
+    @property
+    def actions(self) -> list[dict[str, Any]]:
+        return self.simulation.actions
+
+    @property
+    def starts(self) -> list[dict[str, Any]]:
+        return self.simulation.starts
+
+    @property
+    def services(self) -> list[WorkflowService]:
+        return self.simulation.services
 
     def record_action(self, action: str, target: str) -> None:
-        """Note an operation that took effect (the caller holds `lock`)."""
-        self.actions.append(
-            {"action": action, "target": target, "at": self.clock.now().isoformat()}
+        self.simulation.record_action(action, target, pipeline=self.number)
+
+    def record_start(self, name: str, unit_uuid: str) -> None:
+        """Note a transfer this service was asked to start (the caller holds `lock`)."""
+        self.simulation.starts.append(
+            {
+                "pipeline": self.number,
+                "name": name,
+                "uuid": unit_uuid,
+                "at": self.clock.now().isoformat(),
+            }
         )
 
     def carry_out(self, answer: QueuedAnswer) -> None:
@@ -81,10 +112,105 @@ class Simulation:
             self.workflow.answer_decision(job_uuid=answer.job_uuid, choice=answer.choice, now=now)
 
     def sync(self) -> datetime:
-        """Materialise every state change due by now; returns that now."""
+        return self.simulation.sync()
+
+
+class Simulation:
+    """Every fake service's state, one clock and one lock: one storage service and one
+    workflow service per pipeline (`services`, pipeline 1 first).
+
+    Handlers call `sync()` first, then read or change state under `lock`. The attributes
+    of a single workflow service (`workflow`, `faults`, ...) are pipeline 1's.
+    """
+
+    def __init__(self, config: SimulatorConfig) -> None:
+        self.config = config
+        self.clock = SimClock(config.speed, config.start)
+        self.lock = threading.RLock()
+        # Every operation a client asked for that took effect, in order: the soak checks
+        # from these that each action Lookout sent happened exactly once.
+        self.actions: list[dict[str, Any]] = []
+        # Every transfer start a workflow service took, in order, for "exactly N starts".
+        self.starts: list[dict[str, Any]] = []
+        # Storage first: the workflow side reads its pipelines and sources.
+        self.storage = StorageState(self)
+        self.storage.seed(packages=config.packages)
+        self.services = [WorkflowService(self, number) for number in range(1, config.pipelines + 1)]
+        for service in self.services:
+            service.workflow.seed(
+                units=config.units,
+                history_days=config.history_days,
+                history_per_day=config.history_per_day,
+            )
+
+    @property
+    def first(self) -> WorkflowService:
+        return self.services[0]
+
+    @property
+    def workflow(self) -> WorkflowState:
+        return self.first.workflow
+
+    @property
+    def faults(self) -> FaultSettings:
+        # Pipeline 1's fault rates apply to the storage service too.
+        return self.first.faults
+
+    @property
+    def job_server(self) -> JobServer:
+        return self.first.job_server
+
+    @property
+    def sessions(self) -> Sessions:
+        return self.first.sessions
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return self.first.pipeline
+
+    @property
+    def number(self) -> int:
+        return 1
+
+    @property
+    def speed(self) -> float:
+        return self.first.speed
+
+    def set_addresses(self, workflow_urls: list[str]) -> None:
+        """Name each pipeline's workflow service URL as its `remote_name`, as a real
+        storage service knows each pipeline by its address (host and port)."""
+        with self.lock:
+            for service, url in zip(self.services, workflow_urls, strict=True):
+                service.pipeline.remote_name = url
+
+    def service_for(self, pipeline_uuid: str) -> WorkflowService | None:
+        """The workflow service of the pipeline with that UUID, if one is simulated."""
+        return next((s for s in self.services if s.pipeline.uuid == pipeline_uuid), None)
+
+    def record_action(self, action: str, target: str, pipeline: int | None = None) -> None:
+        """Note an operation that took effect (the caller holds `lock`)."""
+        entry: dict[str, Any] = {
+            "action": action,
+            "target": target,
+            "at": self.clock.now().isoformat(),
+        }
+        if pipeline is not None:
+            entry["pipeline"] = pipeline
+        self.actions.append(entry)
+
+    def record_start(self, name: str, unit_uuid: str) -> None:
+        self.first.record_start(name, unit_uuid)
+
+    def carry_out(self, answer: QueuedAnswer) -> None:
+        self.first.carry_out(answer)
+
+    def sync(self) -> datetime:
+        """Materialise every state change due by now, on every pipeline; returns that now."""
         with self.lock:
             now = self.clock.now()
-            self.workflow.advance_to(now)
+            for service in self.services:
+                service.workflow.advance_to(now)
+            self.storage.add_due_source_items(now)
             return now
 
 
@@ -172,26 +298,38 @@ def make_server(host: str, port: int, app: WsgiApp) -> ThreadingWSGIServer:
 
 
 def build_apps(sim: Simulation) -> tuple[WsgiApp, WsgiApp]:
-    workflow_app = with_faults(make_workflow_app(sim), sim.faults, workflow_error_body)
+    """Pipeline 1's workflow service and the storage service."""
+    workflow_app = build_workflow_app(sim.first)
     storage_app = with_faults(make_storage_app(sim), sim.faults, storage_error_body)
     return workflow_app, storage_app
 
 
+def build_workflow_app(service: WorkflowService) -> WsgiApp:
+    return with_faults(make_workflow_app(service), service.faults, workflow_error_body)
+
+
+def service_label(number: int) -> str:
+    """How a workflow service is named in the "listening on" lines."""
+    return "workflow service" if number == 1 else f"workflow service {number}"
+
+
 def serve(config: SimulatorConfig, announce: Callable[[str], None] | None = None) -> int:
-    """Serve both services until SIGTERM or SIGINT; returns the exit code."""
+    """Serve every service until SIGTERM or SIGINT; returns the exit code."""
     say = announce or _print_flushed
     sim = Simulation(config)
     workflow_app, storage_app = build_apps(sim)
-    servers = [
-        ("workflow service", make_server(config.host, config.workflow_port, workflow_app)),
-        ("storage service", make_server(config.host, config.storage_port, storage_app)),
-    ]
+    ports = config.workflow_ports()
+    servers = [("workflow service", make_server(config.host, ports[0], workflow_app))]
+    for service, port in zip(sim.services[1:], ports[1:], strict=True):
+        app = build_workflow_app(service)
+        servers.append((service_label(service.number), make_server(config.host, port, app)))
+    servers.append(("storage service", make_server(config.host, config.storage_port, storage_app)))
+    sim.set_addresses([_url(server) for _, server in servers[:-1]])
     for _, server in servers:
         # A short poll interval keeps shutdown quick.
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     for label, server in servers:
-        host, port = server.server_address[:2]
-        say(f"{label} listening on http://{host!s}:{port}")
+        say(f"{label} listening on {_url(server)}")
 
     stop = threading.Event()
 
@@ -205,6 +343,11 @@ def serve(config: SimulatorConfig, announce: Callable[[str], None] | None = None
         server.shutdown()
         server.server_close()
     return 0
+
+
+def _url(server: ThreadingWSGIServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}"
 
 
 def _print_flushed(line: str) -> None:

@@ -451,6 +451,13 @@ class StorageState:
         self.legacy_quirks = bool(getattr(self.config, "legacy_quirks", False))
         self.source_trees: dict[str, SourceDir] = {}
         self.pipeline_uuid = ""
+        # Every pipeline a simulated workflow service serves, pipeline 1 first.
+        self.simulated_pipelines: list[Pipeline] = []
+        # Items in `batch/` so far, and when the next one appears (None: none will).
+        self.source_items = 0
+        self._source_item_width = 3
+        self._source_item_gap = timedelta(hours=1)
+        self._next_source_item_at: datetime | None = None
         self._next_space_id = 1
         # With demo arrivals on, packages stored after the start are capped: past
         # KEPT_NEW_PACKAGES the oldest stored one is dropped (as if deleted), so the
@@ -484,6 +491,7 @@ class StorageState:
         self._seed_spaces_and_locations()
         self._seed_transfer_sources()
         self._seed_packages(packages)
+        self.add_source_items(getattr(self.config, "source_items", 0))
 
     def _seed_pipelines(self) -> None:
         rng = self.rng("pipelines")
@@ -497,6 +505,15 @@ class StorageState:
         self.add_pipeline(
             Pipeline(new_uuid(rng), "Retired pipeline", "10.0.4.9", "old", "old-key", enabled=False)
         )
+        # Drawn after the others, so their UUIDs do not depend on the number of pipelines.
+        self.simulated_pipelines = [main] + [
+            self.add_pipeline(
+                Pipeline(
+                    new_uuid(rng), f"Simulated pipeline {number}", host, "demo", "pipeline-key"
+                )
+            )
+            for number in range(2, getattr(self.config, "pipelines", 1) + 1)
+        ]
 
     @property
     def pipeline(self) -> Pipeline:
@@ -509,6 +526,8 @@ class StorageState:
     def _seed_spaces_and_locations(self) -> None:
         rng = self.rng("locations")
         main, peer = self.pipeline, self.peer_pipeline
+        # Pipelines 2, 3, ... share pipeline 1's default locations (not its others).
+        more = self.simulated_pipelines[1:]
         local = self.add_space(
             Space(new_uuid(rng), 0, LOCAL_FILESYSTEM, "/", "/var/lib/storage/staging", None)
         )
@@ -576,7 +595,7 @@ class StorageState:
             TRANSFER_SOURCE,
             "home/transfer-source",
             "Default transfer source",
-            [main],
+            [main, *more],
             default=True,
         )
         add(
@@ -584,7 +603,7 @@ class StorageState:
             AIP_STORAGE,
             "var/preservation/aip-store",
             "Store AIP in standard preservation storage",
-            [main, peer],
+            [main, peer, *more],
             default=True,
         )
         add(cloud, AIP_STORAGE, "aips", "Cloud AIP storage", [main], quota=20 * 10**12)
@@ -602,7 +621,7 @@ class StorageState:
             DIP_STORAGE,
             "var/preservation/dip-store",
             "Store DIP in standard storage",
-            [main],
+            [main, *more],
             quota=5 * 10**12,
             default=True,
         )
@@ -611,7 +630,7 @@ class StorageState:
             BACKLOG,
             "var/preservation/transfer-backlog",
             "Default transfer backlog",
-            [main],
+            [main, *more],
             default=True,
         )
         add(local, CURRENTLY_PROCESSING, "var/preservation/shared/", "", [main], default=True)
@@ -643,6 +662,9 @@ class StorageState:
         )
         add(local, SWORD_DEPOSIT, "var/preservation/deposits", None, [main], default=True)
         add(local, TRANSFER_SOURCE, "home/peer-transfers", "Peer transfer source", [peer])
+        for number, pipeline in enumerate(more, start=2):
+            shared = f"var/pipeline-{number}/shared"
+            add(local, CURRENTLY_PROCESSING, shared, "", [pipeline])
 
     def _seed_transfer_sources(self) -> None:
         rng = self.rng("transfer-source")
@@ -945,7 +967,15 @@ class StorageState:
 
     # --- Calls from the workflow side ---------------------------------------------------
 
-    def store_aip(self, *, uuid: str, name: str, size: int, stored_at: datetime) -> None:
+    def store_aip(
+        self,
+        *,
+        uuid: str,
+        name: str,
+        size: int,
+        stored_at: datetime,
+        pipeline: Pipeline | None = None,
+    ) -> None:
         existing = self.packages.get(uuid)
         if existing is not None:
             # A reingest ends by storing the same AIP again.
@@ -963,7 +993,7 @@ class StorageState:
             UPLOADED,
             location,
             f"{uuid_split_path(uuid)}/{name}-{uuid}.7z",
-            self.pipeline,
+            pipeline or self.pipeline,
             size,
             stored_at,
             compressed=True,
@@ -972,7 +1002,14 @@ class StorageState:
         self._remember_new(package, stored_at)
 
     def store_dip(
-        self, *, uuid: str, aip_uuid: str, name: str, size: int, stored_at: datetime
+        self,
+        *,
+        uuid: str,
+        aip_uuid: str,
+        name: str,
+        size: int,
+        stored_at: datetime,
+        pipeline: Pipeline | None = None,
     ) -> None:
         aip = self.packages.get(aip_uuid)
         existing = self.packages.get(uuid)
@@ -988,7 +1025,7 @@ class StorageState:
             UPLOADED,
             self.default_locations[DIP_STORAGE],
             f"{uuid_split_path(uuid)}/{name}-{aip_uuid}",
-            self.pipeline,
+            pipeline or self.pipeline,
             size,
             stored_at,
         )
@@ -999,7 +1036,13 @@ class StorageState:
         self._remember_new(package, stored_at)
 
     def store_backlog_transfer(
-        self, *, uuid: str, name: str, size: int, stored_at: datetime
+        self,
+        *,
+        uuid: str,
+        name: str,
+        size: int,
+        stored_at: datetime,
+        pipeline: Pipeline | None = None,
     ) -> None:
         existing = self.packages.get(uuid)
         if existing is not None:
@@ -1013,31 +1056,69 @@ class StorageState:
             UPLOADED,
             self.default_locations[BACKLOG],
             f"originals/{name}-{uuid}",
-            self.pipeline,
+            pipeline or self.pipeline,
             size,
             None,
         )
         self.add_package(package)
         self._remember_new(package, stored_at)
 
-    def transfer_source_paths(self) -> list[tuple[str, str]]:
+    def add_source_items(self, count: int) -> None:
+        """`count` items in the folder `batch/` of the default transfer source, for ingest
+        runs: folders of a few files, and every tenth a zip file."""
+        self._source_item_width = max(3, len(str(count)))
+        per_hour = getattr(self.config, "source_items_per_hour", 0.0)
+        if per_hour > 0:
+            self._source_item_gap = timedelta(hours=1 / per_hour)
+            self._next_source_item_at = self.clock.start + self._source_item_gap
+        for _ in range(count):
+            self._add_source_item()
+
+    def add_due_source_items(self, now: datetime) -> None:
+        """The items that appeared in `batch/` by `now` (with --source-items-per-hour)."""
+        while self._next_source_item_at is not None and self._next_source_item_at <= now:
+            self._add_source_item()
+            self._next_source_item_at += self._source_item_gap
+
+    def _add_source_item(self) -> None:
+        self.source_items += 1
+        name = source_item_name(self.source_items, self._source_item_width)
+        location = self.default_locations[TRANSFER_SOURCE]
+        tree = self.source_trees.setdefault(location.uuid, SourceDir())
+        rng = self.rng(f"source-item-{self.source_items}")
+        base = SOURCE_ITEMS_FOLDER + b"/" + name.encode("utf-8")
+        if name.endswith(".zip"):
+            tree.add_file(base, rng.randrange(50_000, 20_000_000))
+            return
+        for index in range(1, rng.randrange(2, 5)):
+            file_name, size = _random_file(rng, index)
+            tree.add_file(base + b"/objects/" + file_name.encode("utf-8"), size)
+
+    def transfer_source_paths(self, pipeline: Pipeline | None = None) -> list[tuple[str, str]]:
         """(location uuid, top-level entry) of every transfer source of the pipeline."""
+        pipeline = pipeline or self.pipeline
         paths = []
         for location in self.active_locations():
-            if location.purpose != TRANSFER_SOURCE or self.pipeline not in location.pipelines:
+            if location.purpose != TRANSFER_SOURCE or pipeline not in location.pipelines:
                 continue
             for name in self.source_trees.get(location.uuid, SourceDir()).children:
                 paths.append((location.uuid, name.decode("utf-8", "surrogateescape")))
         return paths
 
     def resolve_transfer_source(
-        self, *, location_uuid: str | None, relative_path: str | bytes
+        self,
+        *,
+        location_uuid: str | None,
+        relative_path: str | bytes,
+        pipeline: Pipeline | None = None,
     ) -> SourceEntry:
-        """Check a transfer source path the way starting a transfer does.
+        """Check a transfer source path the way starting a transfer on `pipeline` (pipeline
+        1 when None) does.
 
         `location_uuid=None` means the default transfer source, with an absolute path
         under it (a relative one is accepted too).
         """
+        pipeline = pipeline or self.pipeline
         raw = (
             relative_path
             if isinstance(relative_path, bytes)
@@ -1058,7 +1139,7 @@ class StorageState:
                 location is None
                 or not location.enabled
                 or location.purpose != TRANSFER_SOURCE
-                or self.pipeline not in location.pipelines
+                or pipeline not in location.pipelines
             ):
                 raise LookupError(
                     f"Location {location_uuid} is not a transfer source of this pipeline"
@@ -1396,6 +1477,22 @@ def _random_file(rng: random.Random, index: int) -> tuple[str, int]:
     stem, extension, low, high = rng.choice(_FILE_KINDS)
     separator = " " if rng.random() < 0.15 else "-"
     return f"{stem}{separator}{index:03d}.{extension}", rng.randrange(low, high)
+
+
+SOURCE_ITEMS_FOLDER = b"batch"
+# Every tenth item of `batch/` is a zip file.
+SOURCE_ITEMS_ZIP_EVERY = 10
+
+
+def source_item_name(number: int, width: int = 3) -> str:
+    zipped = number % SOURCE_ITEMS_ZIP_EVERY == 0
+    return f"item-{number:0{width}d}" + (".zip" if zipped else "")
+
+
+def source_item_names(count: int) -> list[str]:
+    """The names of the first `count` items of `batch/`, in order."""
+    width = max(3, len(str(count)))
+    return [source_item_name(number, width) for number in range(1, count + 1)]
 
 
 def _main_source_tree(rng: random.Random) -> SourceDir:

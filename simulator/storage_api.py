@@ -1463,12 +1463,13 @@ class StorageApi:
         pipeline_text = f"{pipeline.description} ({pipeline.uuid})"
         if storage.is_reingesting(package):
             return _receipt(409, f"This AIP is already being reingested on {pipeline_text}")
-        if pipeline.uuid != storage.pipeline_uuid:
-            # Only the simulated pipeline answers; the others are records only.
+        service = self.sim.service_for(pipeline.uuid)
+        if service is None:
+            # Only the simulated pipelines answer; the others are records only.
             return _receipt(502, f"Error sending reingest request to pipeline {pipeline_text}")
         sent = st.reingest_sends(reingest_type)
         try:
-            reingest_uuid = self.sim.workflow.start_reingest(
+            reingest_uuid = service.workflow.start_reingest(
                 aip_uuid=package.uuid,
                 name=package.name,
                 reingest_type=sent.upper(),

@@ -25,6 +25,8 @@ from simulator.scenario import (
     HISTORY_PACE,
     Effect,
     Outcome,
+    Plan,
+    Route,
     failure_candidates,
     history_failure,
     make_plan,
@@ -157,7 +159,17 @@ class WorkflowState:
 
     @property
     def pipeline_uuid(self) -> str:
-        return str(self.sim.storage.pipeline_uuid)
+        return str(self.sim.pipeline.uuid)
+
+    def _plan(self, route: Route, rng: random.Random, files: int, **options: Any) -> Plan:
+        """A seeded plan, stretched by the pipeline's own pace (1: as pipeline 1)."""
+        plan = make_plan(route, rng, files, **options)
+        speed = getattr(self.sim, "speed", 1.0)
+        if speed != 1.0:
+            for index in range(len(plan.starts)):
+                plan.starts[index] /= speed
+                plan.durations[index] /= speed
+        return plan
 
     # -- time -------------------------------------------------------------
 
@@ -304,7 +316,7 @@ class WorkflowState:
             )
         route = transfer_route(transfer_type, outcome, fail_index)
         pace = HISTORY_PACE if history else DEFAULT_PACE
-        plan = make_plan(route, rng, files, pace=pace, first_is_approval=True, park=park)
+        plan = self._plan(route, rng, files, pace=pace, first_is_approval=True, park=park)
         unit_uuid = unit_uuid or random_uuid(rng)
         if outcome is Outcome.SIP:
             sip_uuid = sip_uuid or random_uuid(rng)
@@ -352,7 +364,7 @@ class WorkflowState:
             route = sip_route(Outcome.FAILED, False, at)
         else:
             route = sip_route(Outcome.STORED, rng.random() < ODDS.with_dip)
-        plan = make_plan(route, rng, files, pace=HISTORY_PACE if history else DEFAULT_PACE)
+        plan = self._plan(route, rng, files, pace=HISTORY_PACE if history else DEFAULT_PACE)
         unit = self._register(
             Unit(
                 number=self._take_number(),
@@ -441,6 +453,7 @@ class WorkflowState:
 
     def _apply(self, unit: Unit, effect: Effect, when: float) -> None:
         storage = self.sim.storage
+        pipeline = self.sim.pipeline
         stored_at = self.moment(when)
         if effect is Effect.CREATE_SIP:
             assert unit.sip_uuid is not None
@@ -460,12 +473,20 @@ class WorkflowState:
             )
         elif effect is Effect.STORE_BACKLOG:
             storage.store_backlog_transfer(
-                uuid=unit.uuid, name=unit.name, size=unit.size, stored_at=stored_at
+                uuid=unit.uuid,
+                name=unit.name,
+                size=unit.size,
+                stored_at=stored_at,
+                pipeline=pipeline,
             )
         elif effect is Effect.STORE_AIP:
             self.reingests.discard(unit.uuid)
             storage.store_aip(
-                uuid=unit.uuid, name=unit.name, size=int(unit.size * 1.05), stored_at=stored_at
+                uuid=unit.uuid,
+                name=unit.name,
+                size=int(unit.size * 1.05),
+                stored_at=stored_at,
+                pipeline=pipeline,
             )
         elif effect is Effect.STORE_DIP:
             storage.store_dip(
@@ -474,6 +495,7 @@ class WorkflowState:
                 name=unit.name,
                 size=max(1, unit.size // 5),
                 stored_at=stored_at,
+                pipeline=pipeline,
             )
 
     # -- arrivals and aging out ---------------------------------------------
@@ -628,7 +650,7 @@ class WorkflowState:
                 kind=SIP,
                 name=name,
                 transfer_type="standard",
-                plan=make_plan(route, rng, files, first_is_approval=True),
+                plan=self._plan(route, rng, files, first_is_approval=True),
                 first_job_at=self.seconds(now) + rng.uniform(0.2, 1.0),
                 anchor=None,
                 files_key=aip_uuid,

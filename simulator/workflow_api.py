@@ -252,7 +252,7 @@ class WorkflowApi:
             try:
                 sources.append(
                     self.sim.storage.resolve_transfer_source(
-                        location_uuid=location, relative_path=path
+                        location_uuid=location, relative_path=path, pipeline=self.sim.pipeline
                     )
                 )
             except LookupError:
@@ -262,6 +262,7 @@ class WorkflowApi:
         unit = self.state.start_transfer(
             name=name, transfer_type=transfer_type, sources=sources, now=now
         )
+        self.sim.record_start(name, unit.uuid)
         active = data.APPROVALS[transfer_type].active_directory
         path = f"{SHARED_DIRECTORY}watchedDirectories/activeTransfers/{active}/{unit.name}/"
         return json_response({"message": "Copy successful.", "path": path})
@@ -442,7 +443,9 @@ class WorkflowApi:
             decoded = decode_base64(encoded)
             location, path = split_location_path(decoded)
             try:
-                self.sim.storage.resolve_transfer_source(location_uuid=location, relative_path=path)
+                self.sim.storage.resolve_transfer_source(
+                    location_uuid=location, relative_path=path, pipeline=self.sim.pipeline
+                )
             except LookupError:
                 return error(f"Location {location} is not associated with this pipeline", 500)
             except FileNotFoundError:
@@ -576,7 +579,7 @@ class WorkflowApi:
             return error("Package cannot be created", 500)
         try:
             source = self.sim.storage.resolve_transfer_source(
-                location_uuid=location, relative_path=path
+                location_uuid=location, relative_path=path, pipeline=self.sim.pipeline
             )
         except (LookupError, FileNotFoundError):
             # Accepted, then silently dropped: the unit never appears.
@@ -588,6 +591,7 @@ class WorkflowApi:
             auto_approve=auto_approve,
             now=now,
         )
+        self.sim.record_start(name.strip(), unit.uuid)
         return json_response({"id": unit.uuid}, 202)
 
     def list_packages(self, request: Request, now: datetime) -> Response:

@@ -4,6 +4,7 @@ is the image's (config/gunicorn.py): a wall-screen token never reaches the termi
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -47,6 +48,7 @@ def stack_env(tmp_path: Path, **ports: int) -> dict[str, str]:
         "LOOKOUT_PORT": str(free_port()),
         "LOOKOUT_SIMULATOR_WORKFLOW_PORT": str(free_port()),
         "LOOKOUT_SIMULATOR_STORAGE_PORT": str(free_port()),
+        "LOOKOUT_SIMULATOR_SECOND_WORKFLOW_PORT": str(free_port()),
     }
     env.update({name: str(port) for name, port in ports.items()})
     return env
@@ -69,6 +71,7 @@ def check_ports(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[
         ("LOOKOUT_PORT", "web server"),
         ("LOOKOUT_SIMULATOR_WORKFLOW_PORT", "simulator's workflow service"),
         ("LOOKOUT_SIMULATOR_STORAGE_PORT", "simulator's storage service"),
+        ("LOOKOUT_SIMULATOR_SECOND_WORKFLOW_PORT", "simulator's workflow service 2"),
     ],
 )
 def test_a_busy_port_is_named_in_one_line_and_exits_1(tmp_path, busy_port, variable, what):
@@ -172,3 +175,79 @@ def test_make_run_never_prints_a_wall_token(tmp_path):
     # The access log is on, and scrubbed: the request is there without its token.
     assert "GET /wall/[redacted]/ HTTP/1.1" in printed
     assert '"GET /wall/ HTTP/1.1" 200' in printed
+
+
+def stack_options(**options: object) -> dict[str, object]:
+    """run_stack's options as its parser gives them, changed by `options`."""
+    parser = run_stack.Command().create_parser("manage.py", "run_stack")
+    return {**vars(parser.parse_args([])), "port": 8000, **options}
+
+
+DEMO_PORTS = {
+    "LOOKOUT_SIMULATOR_WORKFLOW_PORT": 18001,
+    "LOOKOUT_SIMULATOR_STORAGE_PORT": 18002,
+    "LOOKOUT_SIMULATOR_SECOND_WORKFLOW_PORT": 18003,
+}
+
+
+def test_the_demo_serves_two_pipelines_and_hands_the_second_to_lookout(
+    tmp_path, settings, monkeypatch
+):
+    settings.VAR_DIR = tmp_path
+    for variable, port in DEMO_PORTS.items():
+        setattr(settings, variable, port)
+        monkeypatch.setenv(variable, str(port))
+    for variable in ("LOOKOUT_PIPELINES_FILE", "LOOKOUT_WORKFLOW_URL", "LOOKOUT_WORKFLOW_UI_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    command = run_stack.Command()
+    options = stack_options()
+
+    simulator = dict(command._commands(options))["simulator"]
+    env = {**command._child_env(options), "LOOKOUT_VAR_DIR": str(tmp_path)}
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, json; django.setup(); from django.conf import settings; "
+            "print(json.dumps(settings.LOOKOUT_PIPELINES))",
+        ],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    flags = dict(zip(simulator[3::2], simulator[4::2], strict=False))
+    assert flags["--pipelines"] == "2"
+    assert flags["--workflow-port"] == "18001"
+    assert flags["--extra-workflow-ports"] == "18003"
+    assert flags["--pipeline-speeds"] == "1,0.7"
+    assert int(flags["--source-items"]) > 0
+    assert [port for _, _, port in command._ports(options)] == [8000, 18001, 18002, 18003]
+    assert loaded.returncode == 0, loaded.stderr
+    pipelines = json.loads(loaded.stdout.strip().splitlines()[-1])
+    assert [(p["slug"], p["url"], p["ui_url"]) for p in pipelines] == [
+        ("default", "http://127.0.0.1:18001", "http://127.0.0.1:18001"),
+        ("pipeline-2", "http://127.0.0.1:18003", "http://127.0.0.1:18003"),
+    ]
+    assert pipelines[1]["key"] == "demo-key"
+    assert "demo-key" not in (tmp_path / "demo-pipelines.json").read_text()
+    assert command._simulator_line(options) == (
+        "Simulated pipelines: default on http://127.0.0.1:18001, pipeline-2 on "
+        "http://127.0.0.1:18003; storage service on http://127.0.0.1:18002"
+    )
+
+
+def test_one_pipeline_or_no_simulator_needs_no_pipelines_file(tmp_path, settings, monkeypatch):
+    settings.VAR_DIR = tmp_path
+    monkeypatch.delenv("LOOKOUT_PIPELINES_FILE", raising=False)
+    command = run_stack.Command()
+
+    for options in (stack_options(pipelines=1), stack_options(no_simulator=True)):
+        env = command._child_env(options)
+        assert "LOOKOUT_PIPELINES_FILE" not in env
+    assert not (tmp_path / "demo-pipelines.json").exists()
+    assert [what for what, _, _ in command._ports(stack_options(pipelines=1))][-1] == (
+        "simulator's storage service"
+    )

@@ -245,6 +245,7 @@ def test_a_backlogged_transfer_is_stored_in_the_backlog(monkeypatch: pytest.Monk
             "stored_at": sim.workflow.moment(
                 unit.step_end(unit.route.index_of("Move transfer to backlog"))
             ),
+            "pipeline": sim.pipeline,
         },
     ) in calls
 

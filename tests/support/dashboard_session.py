@@ -19,13 +19,19 @@ def form_token(page: str) -> str:
 
 
 def sign_in(
-    sim: SimulatorProcess, *, user: str = "demo", password: str = "demo-password"
+    sim: SimulatorProcess,
+    *,
+    user: str = "demo",
+    password: str = "demo-password",
+    pipeline: int = 1,
 ) -> tuple[requests.Session, requests.Response]:
-    """A session that fetched the form and posted it; with the login POST's answer."""
+    """A session that fetched the form and posted it on that pipeline's workflow service;
+    with the login POST's answer."""
     session = requests.Session()
-    page = session.get(sim.workflow_url + LOGIN_PATH, timeout=10)
+    url = sim.workflow_urls[pipeline - 1]
+    page = session.get(url + LOGIN_PATH, timeout=10)
     answer = session.post(
-        sim.workflow_url + LOGIN_PATH,
+        url + LOGIN_PATH,
         data={"username": user, "password": password, "csrfmiddlewaretoken": form_token(page.text)},
         allow_redirects=False,
         timeout=10,

@@ -1,10 +1,10 @@
 """The simulator with several workflow services beside one storage service, served in
 this process over real sockets, with a folder of items to ingest.
 
-Each extra pipeline is a second `WorkflowState` on the same simulation (one clock, one
-lock, one storage service that stores every pipeline's AIPs), with its own seed so its
-UUIDs differ. Every transfer a workflow service holds was started through its API
-(nothing is seeded), so `starts()` counts the starts each service received.
+The simulator's own `--pipelines N` (simulator/server.py): one clock, one lock, one
+storage service that stores every pipeline's AIPs, and a workflow service per pipeline
+with its own units. Nothing is seeded, and `starts()` counts the starts each service
+took, as the simulator records them (`/_simulator/starts/`).
 
     with IngestSimulator(pipelines=2, speed=150) as sim:
         sim.add_items(b"batch", 30)
@@ -13,42 +13,21 @@ UUIDs differ. Every transfer a workflow service holds was started through its AP
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import Counter
-from datetime import datetime
 from typing import Any
 
 from simulator.config import SimulatorConfig
-from simulator.faults import with_faults
-from simulator.server import Simulation, build_apps, make_server
+from simulator.server import Simulation, build_apps, build_workflow_app, make_server
 from simulator.units import NoJobsYet
-from simulator.workflow import WorkflowState
-from simulator.workflow_api import make_workflow_app, workflow_error_body
-
-
-class _PipelineView:
-    """The simulation as one more workflow service sees it: its own units, the rest shared."""
-
-    def __init__(self, main: Simulation, seed: int) -> None:
-        self._main = main
-        self.config = dataclasses.replace(main.config, seed=seed)
-        self.workflow = WorkflowState(self)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._main, name)
-
-    def sync(self) -> datetime:
-        with self._main.lock:
-            now = self._main.clock.now()
-            self.workflow.advance_to(now)
-            return now
 
 
 class IngestSimulator:
     def __init__(self, *, pipelines: int = 2, speed: float = 150.0, seed: int = 7) -> None:
         self.count = pipelines
-        self.config = SimulatorConfig(units=0, packages=0, seed=seed, speed=speed)
+        self.config = SimulatorConfig(
+            units=0, packages=0, seed=seed, speed=speed, pipelines=pipelines
+        )
         self.user, self.key = self.config.user, self.config.key
         self.sim: Simulation | None = None
         self.views: list[Any] = []
@@ -59,19 +38,15 @@ class IngestSimulator:
     def __enter__(self) -> IngestSimulator:
         sim = self.sim = Simulation(self.config)
         workflow_app, storage_app = build_apps(sim)
-        self.views = [sim] + [
-            _PipelineView(sim, self.config.seed + 1000 * n) for n in range(1, self.count)
-        ]
-        apps = [workflow_app] + [
-            with_faults(make_workflow_app(view), sim.faults, workflow_error_body)
-            for view in self.views[1:]
-        ]
+        self.views = list(sim.services)
+        apps = [workflow_app] + [build_workflow_app(service) for service in sim.services[1:]]
         for app in [*apps, storage_app]:
             server = make_server("127.0.0.1", 0, app)
             threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
             self._servers.append(server)
         urls = [f"http://127.0.0.1:{server.server_address[1]}" for server in self._servers]
         self.workflow_urls, self.storage_url = urls[:-1], urls[-1]
+        sim.set_addresses(self.workflow_urls)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -126,12 +101,11 @@ class IngestSimulator:
         """Transfers each workflow service was asked to start, by name."""
         assert self.sim is not None
         with self.sim.lock:
-            return {
-                slug: Counter(
-                    unit.name for unit in view.workflow.units.values() if unit.is_transfer
-                )
-                for slug, view in zip(self.slugs, self.views, strict=True)
-            }
+            taken = list(self.sim.starts)
+        return {
+            slug: Counter(start["name"] for start in taken if start["pipeline"] == number)
+            for number, slug in enumerate(self.slugs, start=1)
+        }
 
     def status(self, slug: str, uuid: str) -> dict[str, Any]:
         """The upstream status record of a unit now ({"status": "PENDING"} before its

@@ -4,7 +4,9 @@
         requests.get(f"{sim.workflow_url}/api/transfer/completed", headers=sim.auth_header)
 
 Keyword options map to the CLI flags (`latency_ms=5` -> `--latency-ms 5`, and
-`legacy_quirks=True` -> `--legacy-quirks`).
+`legacy_quirks=True` -> `--legacy-quirks`). With `pipelines=N` it serves N workflow
+services on free ports (`workflow_urls`, pipeline 1 first) beside one storage service;
+`lookout_pipelines()` gives Lookout's LOOKOUT_PIPELINES for them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from config.pipelines import simulator_pipelines
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LISTENING = " listening on "
 START_TIMEOUT_SECONDS = 20.0
@@ -35,7 +39,11 @@ class SimulatorProcess:
         self.options = {"workflow_port": 0, "storage_port": 0, **options}
         self.user: str = str(self.options.get("user", "demo"))
         self.key: str = str(self.options.get("key", "demo-key"))
+        self.pipelines = int(self.options.get("pipelines", 1))
+        if self.pipelines > 1 and self.options["workflow_port"] == 0:
+            self.options.setdefault("extra_workflow_ports", ",".join(["0"] * (self.pipelines - 1)))
         self.workflow_url = ""
+        self.workflow_urls: list[str] = []
         self.storage_url = ""
         self._process: subprocess.Popen[str] | None = None
         # stderr is drained continuously so a chatty process never blocks on a full pipe.
@@ -80,8 +88,19 @@ class SimulatorProcess:
         self._stderr_reader.start()
         urls = self._read_listening_lines(self._process)
         self.workflow_url = urls["workflow service"]
+        self.workflow_urls = [self.workflow_url] + [
+            urls[f"workflow service {number}"] for number in range(2, self.pipelines + 1)
+        ]
         self.storage_url = urls["storage service"]
         return self
+
+    def lookout_pipelines(self) -> list[dict[str, Any]]:
+        """LOOKOUT_PIPELINES for every workflow service (slugs default, pipeline-2, ...)."""
+        return simulator_pipelines(self.workflow_urls, user=self.user, key=self.key)
+
+    def lookout_storage(self) -> dict[str, str]:
+        """LOOKOUT_STORAGE for the storage service."""
+        return {"url": self.storage_url, "user": self.user, "key": self.key}
 
     def _read_listening_lines(self, process: subprocess.Popen[str]) -> dict[str, str]:
         assert process.stdout is not None
@@ -92,13 +111,13 @@ class SimulatorProcess:
         self._stdout_reader.start()
         urls: dict[str, str] = {}
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
-        while len(urls) < 2:
+        while len(urls) < self.pipelines + 1:
             try:
                 line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                self._fail(f"did not announce both services within {START_TIMEOUT_SECONDS:.0f} s")
+                self._fail(f"did not announce every service within {START_TIMEOUT_SECONDS:.0f} s")
             if line is None:
-                self._fail("exited before announcing both services")
+                self._fail("exited before announcing every service")
             elif LISTENING in line:
                 label, url = line.strip().split(LISTENING, 1)
                 urls[label] = url
@@ -108,9 +127,12 @@ class SimulatorProcess:
         self.stop()
         raise SimulatorStartError(f"simulator {reason}; stderr:\n{self.stderr}")
 
-    def control(self, path: str, payload: dict[str, Any] | None = None) -> Any:
-        """GET (no payload) or POST JSON to `/_simulator/<path>`; returns the decoded JSON."""
-        url = f"{self.workflow_url}/_simulator/{path.strip('/')}"
+    def control(
+        self, path: str, payload: dict[str, Any] | None = None, *, pipeline: int = 1
+    ) -> Any:
+        """GET (no payload) or POST JSON to `/_simulator/<path>` on that pipeline's workflow
+        service; returns the decoded JSON."""
+        url = f"{self.workflow_urls[pipeline - 1]}/_simulator/{path.strip('/')}"
         data = None if payload is None else json.dumps(payload).encode("utf-8")
         request = urllib.request.Request(url, data=data, method="GET" if data is None else "POST")
         request.add_header("Content-Type", "application/json")
