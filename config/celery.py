@@ -8,7 +8,11 @@ from typing import Any
 from celery import Celery
 from celery.signals import after_setup_logger, after_setup_task_logger
 
+from config.broker import register as register_file_broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# The embedded default broker (`lookoutfs://`, a crash-safe filesystem transport).
+register_file_broker()
 
 app = Celery("lookout")
 app.config_from_object("django.conf:settings", namespace="CELERY")

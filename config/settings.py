@@ -167,7 +167,9 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 200_000, "CULL_FREQUENCY": 10},
         }
     }
-    CELERY_BROKER_URL = "filesystem://"
+    # Kombu's filesystem transport, writing each message atomically and setting aside
+    # one it cannot read (config/broker.py): a killed worker cannot wedge the queue.
+    CELERY_BROKER_URL = "lookoutfs://"
     _broker_dir = VAR_DIR / "celery-broker"
     # Kombu's filesystem transport expects its folders to exist.
     for _folder in ("queue", "processed", "control"):
@@ -254,6 +256,12 @@ except (ValueError, ZoneInfoNotFoundError):
 LOOKOUT_STORAGE_FULL_SYNC_INTERVAL = env_int("LOOKOUT_STORAGE_FULL_SYNC_INTERVAL", 3600, minimum=60)
 LOOKOUT_STORAGE_SYNC_BUDGET = env_int("LOOKOUT_STORAGE_SYNC_BUDGET", 30, minimum=1)
 
+# Ingest runs: how long an item whose start answer was lost waits to be matched to its
+# transfer by name before it is marked failed (never started twice), and how many times a
+# start that did not reach the service is tried.
+LOOKOUT_INGEST_LOST_START_SECONDS = env_int("LOOKOUT_INGEST_LOST_START_SECONDS", 3600, minimum=10)
+LOOKOUT_INGEST_START_ATTEMPTS = env_int("LOOKOUT_INGEST_START_ATTEMPTS", 5, minimum=1)
+
 CELERY_BEAT_SCHEDULE = {
     # Discovery + status refresh of every active unit, per pipeline.
     "poll-workflow": {
@@ -266,6 +274,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "dashboard.tasks.refresh_jobs",
         "schedule": timedelta(seconds=LOOKOUT_JOBS_POLL_INTERVAL),
         "options": {"expires": LOOKOUT_JOBS_POLL_INTERVAL},
+    },
+    # Ingest runs: follow items, queue new ones, fill free slots (dashboard.services.ingest_cycle).
+    "ingest-cycle": {
+        "task": "dashboard.tasks.run_ingest_cycle",
+        "schedule": timedelta(seconds=LOOKOUT_WORKFLOW_POLL_INTERVAL),
+        "options": {"expires": LOOKOUT_WORKFLOW_POLL_INTERVAL},
     },
     # Pipelines, spaces, locations and package counts.
     "poll-storage": {
@@ -406,7 +420,13 @@ SPECTACULAR_SETTINGS = {
     # The schema is part of the API: the same people may read it.
     "SERVE_PERMISSIONS": ["dashboard.api.permissions.HasRole"],
     # One schema name for "where a time comes from", wherever a field carries it.
-    "ENUM_NAME_OVERRIDES": {"TimesFromEnum": "dashboard.models.TimesFrom"},
+    "ENUM_NAME_OVERRIDES": {
+        "TimesFromEnum": "dashboard.models.TimesFrom",
+        "IngestItemStateEnum": "dashboard.models.IngestItem.State",
+        "IngestRunStatusEnum": "dashboard.models.IngestRun.Status",
+        # A processing configuration's state keeps the name it had before ingest items.
+        "StateEnum": ["loading", "fetched", "missing", "error"],
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

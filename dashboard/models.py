@@ -528,6 +528,8 @@ class AlertKind(models.TextChoices):
     SERVICE_STALE = "service_stale", "An upstream service is stale"
     STORAGE_FULL = "storage_full", "A storage space or location is nearly full"
     FIXITY_FAILED = "fixity_failed", "A fixity check failed"
+    INGEST_FINISHED = "ingest_finished", "An ingest run finished"
+    INGEST_STALLED = "ingest_stalled", "An ingest run is stalled"
 
 
 class AlertRule(models.Model):
@@ -541,6 +543,8 @@ class AlertRule(models.Model):
         AlertKind.SERVICE_STALE: "missed poll intervals",
         AlertKind.STORAGE_FULL: "percent full",
         AlertKind.FIXITY_FAILED: "(no threshold)",
+        AlertKind.INGEST_FINISHED: "(no threshold)",
+        AlertKind.INGEST_STALLED: "hours without a finished item while items are queued",
     }
 
     kind = models.CharField(max_length=20, choices=AlertKind.choices)
@@ -1084,3 +1088,143 @@ class MonthlyDecisionWait(DurationHistogram):
 
     def __str__(self) -> str:
         return f"{self.decision} {self.pipeline} {self.month:%Y-%m}"
+
+
+# --- Ingest runs ------------------------------------------------------------------------
+# A backlog of transfers moved through the pipelines (`dashboard.services.ingest`). The
+# database is the record: every item's state changes by a conditional UPDATE, and an item
+# is claimed (queued -> starting) and committed before the upstream start, so a worker
+# killed at any moment never starts an item twice (docs/ingest-runs.md).
+
+
+class IngestRun(models.Model):
+    """One folder of a transfer source, moved item by item through some pipelines."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        PAUSED = "paused", "Paused"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+
+    name = models.CharField(max_length=200)
+    source_location = models.CharField(max_length=36)
+    # The folder, relative to the location, as raw bytes (names need not be UTF-8).
+    path = models.BinaryField()
+    path_shown = models.TextField(blank=True)
+    # Pipeline slugs, and the processing configuration to use on each {slug: name}.
+    pipelines = models.JSONField(default=list)
+    processing_configs = models.JSONField(default=dict, blank=True)
+    transfer_type = models.CharField(max_length=40, default="standard")
+    # `{n}` (format specs allowed, `{n:04}`) is the item's number, `{name}` its name.
+    accession = models.CharField(max_length=255, blank=True)
+    auto_approve = models.BooleanField(default=True)
+    max_in_flight = models.PositiveSmallIntegerField(default=2)
+    # Starts only happen between these times, read in each pipeline's time zone; an end
+    # before the start spans midnight. Both empty: any time.
+    window_start = models.TimeField(null=True, blank=True)
+    window_end = models.TimeField(null=True, blank=True)
+    # 1: the folder's children are the items; 2: its grandchildren.
+    depth = models.PositiveSmallIntegerField(default=1)
+    watch = models.BooleanField(default=False)
+    settle_seconds = models.PositiveIntegerField(default=600)
+    hide_when_stored = models.BooleanField(default=False)
+    skip_existing = models.BooleanField(default=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # Why pipelines receive nothing now, {slug: reason}, written by each scheduling cycle.
+    waits = models.JSONField(default=dict, blank=True)
+    # Children of a watched folder not yet settled: {base64 name: [signature, since]}.
+    watch_pending = models.JSONField(default=dict, blank=True)
+    scan_error = models.TextField(blank=True)
+    scanned_at = models.DateTimeField(null=True, blank=True)
+    # The next `{n}`: items are numbered in the order they are queued.
+    next_number = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by_name = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The last time an item of this run was stored or failed (the stalled alert).
+    last_progress_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status"], name="ingestrun_status")]
+        permissions = [("run_ingest", "Can start and steer ingest runs")]
+
+    def __str__(self) -> str:
+        return f"ingest run {self.name} ({self.status})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class IngestItem(models.Model):
+    """One child of a run's folder, and the transfer it became."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        STARTING = "starting", "Starting"
+        PROCESSING = "processing", "Processing"
+        WAITING = "waiting", "Waiting for a decision"
+        STORED = "stored", "Stored"
+        FAILED = "failed", "Failed"
+        SKIPPED = "skipped", "Skipped"
+
+    run = models.ForeignKey(IngestRun, on_delete=models.CASCADE, related_name="items")
+    path = models.BinaryField()
+    path_shown = models.TextField()
+    name = models.CharField(max_length=255)
+    number = models.PositiveIntegerField()
+    accession = models.CharField(max_length=255, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    pipeline = models.CharField(max_length=40, blank=True)
+    transfer_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    sip_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    aip_uuid = models.CharField(max_length=36, null=True, blank=True)  # noqa: DJ001
+    aip_location = models.CharField(max_length=36, blank=True)
+    # Starts claimed (each one a call to the workflow service at most).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Times an operator asked for this failed item to run again.
+    failed_retries = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    failed_job = models.CharField(max_length=255, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    # A start that failed before reaching the service waits until then to go again.
+    retry_at = models.DateTimeField(null=True, blank=True)
+    # hide_when_stored: the workflow service hid the transfer and the SIP.
+    hidden_upstream = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["number", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "path"], name="ingestitem_run_path"),
+        ]
+        indexes = [
+            # The run page's counts and filters, and the scheduler's next queued items.
+            models.Index(fields=["run", "state", "number"], name="ingestitem_run_state"),
+            # In flight per pipeline, across runs (the metrics).
+            models.Index(
+                fields=["pipeline", "state"],
+                name="ingestitem_in_flight",
+                condition=models.Q(state__in=["starting", "processing", "waiting"]),
+            ),
+            models.Index(fields=["transfer_uuid"], name="ingestitem_transfer"),
+            models.Index(fields=["name"], name="ingestitem_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.path_shown} ({self.state})"
+
+
+IN_FLIGHT_STATES = (
+    IngestItem.State.STARTING,
+    IngestItem.State.PROCESSING,
+    IngestItem.State.WAITING,
+)
+FINAL_ITEM_STATES = (IngestItem.State.STORED, IngestItem.State.FAILED, IngestItem.State.SKIPPED)

@@ -26,6 +26,7 @@ from dashboard.selectors import processing_configs as config_selectors
 from dashboard.services import actions as action_services
 from dashboard.services import alerts as alert_services
 from dashboard.services import bulk_hide
+from dashboard.services import ingest_cycle as ingest_services
 from dashboard.services import levels as level_services
 from dashboard.services import processing_configs as config_services
 from dashboard.services import storage as storage_services
@@ -104,6 +105,21 @@ def check_ldap_accounts() -> str:
         if not acquired:
             return "skipped"
         return ldap_accounts_check()
+
+
+# --- ingest runs: one scheduling cycle per poll interval -------------------------------
+
+# Shorter than the time limit on purpose: a worker killed mid-cycle holds the lock for
+# this long at most, and two cycles at once are safe (items are claimed row by row).
+INGEST_LOCK_SECONDS = 20
+
+
+@shared_task(ignore_result=True, soft_time_limit=SOFT_LIMIT, time_limit=HARD_LIMIT)
+def run_ingest_cycle() -> str:
+    with task_lock("ingest-cycle", ttl=INGEST_LOCK_SECONDS) as acquired:
+        if not acquired:
+            return "skipped"
+        return ingest_services.ingest_cycle().line()
 
 
 # --- alerts: evaluated after every poll, sent from the outbox ------------------------

@@ -214,7 +214,7 @@ def test_no_environment_gives_the_embedded_default(load_settings, tmp_path):
     assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert settings.DATABASES["default"]["NAME"] == str(tmp_path / "var" / "lookout.sqlite3")
     assert settings.CACHES["default"]["BACKEND"].endswith("DatabaseCache")
-    assert settings.CELERY_BROKER_URL == "filesystem://"
+    assert settings.CELERY_BROKER_URL == "lookoutfs://"
     assert [p["url"] for p in settings.LOOKOUT_PIPELINES] == ["http://127.0.0.1:8001"]
     assert settings.LOOKOUT_STORAGE["url"] == "http://127.0.0.1:8002"
 

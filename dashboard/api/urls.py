@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from dashboard.api import analytics as analytics_apis
 from dashboard.api import csv_validation as csv_apis
+from dashboard.api import ingest_runs as ingest_apis
 from dashboard.api import levels as level_apis
 from dashboard.api import metadata_files as metadata_apis
 from dashboard.api import processing_configs as config_apis
@@ -52,6 +53,37 @@ urlpatterns = [
     path("packages/", storage_apis.PackageListApi.as_view(), name="package-list"),
     path("packages/<uuid:uuid>/", storage_apis.PackageDetailApi.as_view(), name="package-detail"),
     path("transfers/", transfer_apis.StartTransferApi.as_view(), name="transfer-start"),
+    path("ingest-runs/", ingest_apis.IngestRunListApi.as_view(), name="ingest-run-list"),
+    path(
+        "ingest-runs/<int:run_id>/",
+        ingest_apis.IngestRunDetailApi.as_view(),
+        name="ingest-run-detail",
+    ),
+    path(
+        "ingest-runs/<int:run_id>/items/",
+        ingest_apis.IngestItemListApi.as_view(),
+        name="ingest-run-items",
+    ),
+    path(
+        "ingest-runs/<int:run_id>/pause/",
+        ingest_apis.IngestRunPauseApi.as_view(),
+        name="ingest-run-pause",
+    ),
+    path(
+        "ingest-runs/<int:run_id>/resume/",
+        ingest_apis.IngestRunResumeApi.as_view(),
+        name="ingest-run-resume",
+    ),
+    path(
+        "ingest-runs/<int:run_id>/cancel/",
+        ingest_apis.IngestRunCancelApi.as_view(),
+        name="ingest-run-cancel",
+    ),
+    path(
+        "ingest-runs/<int:run_id>/retry-failed/",
+        ingest_apis.IngestRunRetryFailedApi.as_view(),
+        name="ingest-run-retry-failed",
+    ),
     path("csv-validations/", csv_apis.CsvValidationApi.as_view(), name="csv-validate"),
     path("pipelines/<slug:slug>/levels/", level_apis.LevelListApi.as_view(), name="levels"),
     path(

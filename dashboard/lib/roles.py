@@ -15,6 +15,7 @@ OPERATOR_PERMISSIONS = (
     "dashboard.approve_transfer",
     "dashboard.hide_unit",
     "dashboard.start_transfer",
+    "dashboard.run_ingest",
     "dashboard.operate_packages",
     "dashboard.request_package_deletion",
     "dashboard.reingest_package",

@@ -151,6 +151,47 @@ def _register(request: TransferRequest, uuid: str) -> None:
     )
 
 
+def transfer_start_upstream(client: WorkflowClient, request: TransferRequest) -> UpstreamAnswer:
+    """Start the transfer upstream (no audit row: the caller keeps the record) and
+    register it; the answer's `transfer_uuid` names it when the service said."""
+    if len(request.paths) > 1:
+        return _via_start_transfer(
+            client, request, "Several folders go in one transfer through start_transfer."
+        )
+    try:
+        uuid = client.create_package(
+            name=request.name,
+            location_uuid=request.location_uuid,
+            path=request.paths[0],
+            transfer_type=request.transfer_type,
+            processing_config=request.processing_config,
+            accession=request.accession or None,
+            auto_approve=request.auto_approve,
+        )
+    except WorkflowError as exc:
+        if not _package_endpoint_missing(exc):
+            raise
+        log.info("package endpoint of %s missing (%s): start_transfer", request.pipeline, exc)
+        return _via_start_transfer(
+            client,
+            request,
+            f"The package endpoint is not available ({exc.upstream_message or exc.message}).",
+        )
+    _register(request, uuid)
+    approval = "approved automatically" if request.auto_approve else "waiting for approval"
+    return UpstreamAnswer(
+        f"The workflow service accepted transfer {uuid} ({approval}, processing "
+        f"configuration {request.processing_config}); it starts within moments.",
+        status=202,
+    )
+
+
+def answer_transfer_uuid(answer: UpstreamAnswer) -> str | None:
+    """The UUID of the transfer an answer of `transfer_start_upstream` names."""
+    match = _STARTED.search(answer.message)
+    return match.group(1) if match else None
+
+
 def transfer_start(
     *,
     user: User | AnonymousUser,
@@ -166,37 +207,7 @@ def transfer_start(
             raise ActionNotPossible(f"Pipeline {request.pipeline!r} is no longer configured.")
         if not request.paths:
             raise ActionNotPossible("No folder was chosen.")
-        client = get_workflow_client(pipeline.client_config())
-        if len(request.paths) > 1:
-            return _via_start_transfer(
-                client, request, "Several folders go in one transfer through start_transfer."
-            )
-        try:
-            uuid = client.create_package(
-                name=request.name,
-                location_uuid=request.location_uuid,
-                path=request.paths[0],
-                transfer_type=request.transfer_type,
-                processing_config=request.processing_config,
-                accession=request.accession or None,
-                auto_approve=request.auto_approve,
-            )
-        except WorkflowError as exc:
-            if not _package_endpoint_missing(exc):
-                raise
-            log.info("package endpoint of %s missing (%s): start_transfer", request.pipeline, exc)
-            return _via_start_transfer(
-                client,
-                request,
-                f"The package endpoint is not available ({exc.upstream_message or exc.message}).",
-            )
-        _register(request, uuid)
-        approval = "approved automatically" if request.auto_approve else "waiting for approval"
-        return UpstreamAnswer(
-            f"The workflow service accepted transfer {uuid} ({approval}, processing "
-            f"configuration {request.processing_config}); it starts within moments.",
-            status=202,
-        )
+        return transfer_start_upstream(get_workflow_client(pipeline.client_config()), request)
 
     first = request.shown_paths()[0] if request.paths else ""
     return action_perform(

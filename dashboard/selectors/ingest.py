@@ -1,0 +1,150 @@
+"""Reads for ingest runs: lists, counts by state, the ETA and the items, for the run
+page, the API, the metrics and the alerts. Nothing here calls a service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+
+from django.db.models import Count, QuerySet, Sum
+from django.utils import timezone
+
+from dashboard.models import (
+    FINAL_ITEM_STATES,
+    IN_FLIGHT_STATES,
+    DailyThroughput,
+    IngestItem,
+    IngestRun,
+)
+from dashboard.selectors import storage as storage_selectors
+
+# The throughput the ETA reads: AIPs stored per day over this many past days.
+THROUGHPUT_DAYS = 7
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run: IngestRun
+    # Every state, zero included, in the lifecycle's order.
+    counts: dict[str, int]
+    items_total: int
+    eta: datetime | None
+    # Why pipelines receive nothing now, by slug.
+    waits: dict[str, str]
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts[state] for state in FINAL_ITEM_STATES)
+
+    @property
+    def percent_done(self) -> int:
+        return round(100 * self.done / self.items_total) if self.items_total else 0
+
+
+def ingest_run_list() -> QuerySet[IngestRun]:
+    return IngestRun.objects.order_by("-created_at", "-id")
+
+
+def ingest_run_get(*, run_id: int) -> IngestRun | None:
+    return IngestRun.objects.filter(pk=run_id).first()
+
+
+def item_counts(run: IngestRun) -> dict[str, int]:
+    found = dict(
+        IngestItem.objects.filter(run=run)
+        .values_list("state")
+        .annotate(n=Count("id"))
+        .values_list("state", "n")
+    )
+    return {state: int(found.get(state, 0)) for state in IngestItem.State.values}
+
+
+def _stored_per_second(pipelines: list[str], now: datetime) -> float:
+    since = (now - timedelta(days=THROUGHPUT_DAYS)).date()
+    stored = (
+        DailyThroughput.objects.filter(pipeline__in=pipelines, day__gte=since).aggregate(
+            n=Sum("aips_stored")
+        )["n"]
+        or 0
+    )
+    return stored / (THROUGHPUT_DAYS * 86400)
+
+
+def _own_per_second(run: IngestRun, done: int, now: datetime) -> float:
+    if not run.started_at or done == 0:
+        return 0.0
+    elapsed = (now - run.started_at).total_seconds()
+    return done / elapsed if elapsed > 0 else 0.0
+
+
+def run_eta(
+    run: IngestRun, counts: dict[str, int], *, now: datetime | None = None
+) -> datetime | None:
+    """When the queued and in-flight items should be done: at the pipelines' measured
+    rate (the analytics rollups), or at the run's own so far when that is faster (a run
+    may be most of what the pipelines do). None when nothing is left or no rate is known."""
+    if run.status in (IngestRun.Status.FINISHED, IngestRun.Status.CANCELLED):
+        return None
+    now = now or timezone.now()
+    left = counts[IngestItem.State.QUEUED] + sum(counts[state] for state in IN_FLIGHT_STATES)
+    if left == 0:
+        return None
+    done = counts[IngestItem.State.STORED] + counts[IngestItem.State.FAILED]
+    rate = max(_stored_per_second(list(run.pipelines), now), _own_per_second(run, done, now))
+    if rate <= 0:
+        return None
+    return now + timedelta(seconds=left / rate)
+
+
+def ingest_run_summary(run: IngestRun, *, now: datetime | None = None) -> RunSummary:
+    counts = item_counts(run)
+    return RunSummary(
+        run=run,
+        counts=counts,
+        items_total=sum(counts.values()),
+        eta=run_eta(run, counts, now=now),
+        waits=dict(run.waits or {}),
+    )
+
+
+def ingest_item_list(*, run: IngestRun, state: str | None = None) -> QuerySet[IngestItem]:
+    items = IngestItem.objects.filter(run=run)
+    if state:
+        items = items.filter(state=state)
+    return items.order_by("number", "id")
+
+
+def ingest_items_by_state() -> list[tuple[int, str, int]]:
+    """(run id, state, count) for every run: the `lookout_ingest_items` metric."""
+    rows = IngestItem.objects.values_list("run_id", "state").annotate(n=Count("id"))
+    return [(int(run), str(state), int(n)) for run, state, n in rows]
+
+
+def ingest_in_flight_by_pipeline() -> dict[str, int]:
+    """Items starting, processing or waiting per pipeline, across runs (read through the
+    partial index `ingestitem_in_flight`)."""
+    rows = (
+        IngestItem.objects.filter(state__in=IN_FLIGHT_STATES)
+        .values_list("pipeline")
+        .annotate(n=Count("id"))
+    )
+    return {str(pipeline): int(n) for pipeline, n in rows}
+
+
+def processing_locations_full(*, pipeline_url: str) -> list[str]:
+    """The currently-processing locations of a pipeline at or over the critical capacity
+    threshold, as labels. The storage service names pipelines by UUID and address
+    (`remote_name`), not by Lookout's slug: a pipeline whose address host matches is
+    taken; when none matches, every currently-processing location counts (with one
+    pipeline, or pipelines sharing their processing location, that is the same)."""
+    host = urlsplit(pipeline_url).hostname or ""
+    matching = {
+        row.uuid
+        for row in storage_selectors.pipeline_list()
+        if row.remote_name and (urlsplit(row.remote_name).hostname or row.remote_name) == host
+    }
+    locations = storage_selectors.location_list(purpose="CP")
+    if matching:
+        locations = [row for row in locations if matching & set(row.pipeline_uuids)]
+    return [row.label for row in locations if row.enabled and row.usage.level == "critical"]
