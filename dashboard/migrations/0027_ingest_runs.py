@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dashboard", "0020_kept_failure_groups"),
+        ("dashboard", "0023_audit_outcome_not_done"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
