@@ -363,3 +363,37 @@ TRANSFER_TYPES = {
 
 def transfer_type_label(code: str | None) -> str:
     return TRANSFER_TYPES.get(code or "", code or MISSING)
+
+
+# --------------------------------------------------------------------------- ingest runs
+
+# An ingest run's items, in the lifecycle's order, with the labels units use for the same
+# idea (a processing item reads as a processing unit does).
+INGEST_ITEM_STATES = _terms(
+    ("queued", "Queued", "pending", "…"),
+    ("starting", "Starting", "processing", "⟳"),
+    ("processing", "Processing", "processing", "⟳"),
+    ("waiting", "Awaiting decision", "waiting", "‖"),
+    ("stored", "Stored", "complete", "✓"),
+    ("failed", "Failed", "failed", "✗"),
+    ("skipped", "Skipped", "rejected", "⊘"),
+)
+INGEST_RUN_STATUSES = _terms(
+    ("queued", "Queued", "pending", "…"),
+    ("running", "Running", "processing", "⟳"),
+    ("paused", "Paused", "waiting", "‖"),
+    ("finished", "Finished", "complete", "✓"),
+    ("cancelled", "Cancelled", "rejected", "⊘"),
+)
+# A finished run with failed items reads as such, not as a plain success.
+INGEST_RUN_FINISHED_WITH_FAILURES = Term("finished", "Finished with failures", "failed", "✗")
+
+
+def ingest_item_state(code: str | None) -> Term:
+    return INGEST_ITEM_STATES.get(code or "") or _unknown(code, "Unknown")
+
+
+def ingest_run_status(code: str | None, *, failures: int = 0) -> Term:
+    if code == "finished" and failures:
+        return INGEST_RUN_FINISHED_WITH_FAILURES
+    return INGEST_RUN_STATUSES.get(code or "") or _unknown(code, "Unknown")
