@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from dashboard.forms.storage import encode_browse_path
-from dashboard.models import AuditEntry, IngestItem, IngestRun
+from dashboard.models import AuditEntry, DailyThroughput, IngestItem, IngestRun
 from dashboard.services import ingest_runs
 from dashboard.services import storage as storage_services
 from dashboard.views.ingest_runs import CSV_COLUMNS
@@ -105,9 +105,11 @@ def _run(status=IngestRun.Status.RUNNING, **fields) -> IngestRun:
         pipelines=["p1", "p2"],
         processing_configs={"p1": "automated", "p2": "default"},
         status=status,
-        created_at=now - timedelta(hours=1),
-        started_at=now - timedelta(hours=1),
-        **fields,
+        **{
+            "created_at": now - timedelta(hours=1),
+            "started_at": now - timedelta(hours=1),
+            **fields,
+        },
     )
 
 
@@ -331,12 +333,33 @@ def test_a_running_run_shows_its_progress_counts_waits_and_links(operator):
     assert f'href="/units/{TRANSFER}/"' in page
     assert f'href="/units/{SIP}/"' in page
     assert f'href="/storage/packages/{SIP}/"' in page
-    assert "Failed at Validate formats" in page
+    assert "The transfer failed at Validate formats." in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert(1)" not in page
     assert "Pause…" in page and "Cancel the run…" in page and "Retry failed items…" in page
     assert "Resume…" not in page
     assert 'hx-trigger="every 5s' in page
+
+
+def test_the_eta_comes_from_the_pipelines_measured_throughput(operator):
+    run = _run()
+    _seed_items(run)  # two items left: one processing, one queued
+    # 6,048 AIPs in the last 7 days: one every 100 s.
+    DailyThroughput.objects.create(pipeline="p1", day=timezone.localdate(), aips_stored=6048)
+
+    page = operator.get(f"{LIST}{run.pk}/").content.decode()
+
+    assert "Expected to finish around" in page
+    assert "(in about 3 min)" in page  # 2 items at 100 s each
+
+
+def test_without_a_measured_throughput_the_page_says_so(operator):
+    run = _run(started_at=None)
+    _item(run, 1, S.QUEUED)
+
+    page = operator.get(f"{LIST}{run.pk}/").content.decode()
+
+    assert "No finish time yet: no throughput measured." in page
 
 
 def test_a_paused_run_offers_resume_and_keeps_refreshing(operator):
