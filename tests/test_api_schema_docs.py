@@ -24,6 +24,7 @@ PATH_VALUES = {
     "{uuid}": "00000000-0000-4000-8000-000000000000",
     "{slug}": "default",
     "{name}": "default",
+    "{run_id}": "1",
 }
 # Lists the walk below must find: a walk that found none would check nothing.
 KNOWN_LISTS = {
@@ -35,6 +36,8 @@ KNOWN_LISTS = {
     "/api/v1/locations/",
     "/api/v1/packages/",
     "/api/v1/pipelines/{slug}/processing-configurations/",
+    "/api/v1/ingest-runs/",
+    "/api/v1/ingest-runs/{run_id}/items/",
 }
 
 

@@ -31,36 +31,49 @@ KEY_REUSED = "This Idempotency-Key was used for another request."
 
 
 class RunOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    status = serializers.ChoiceField(choices=IngestRun.Status.choices)
-    source_location = serializers.CharField()
+    id = serializers.IntegerField(help_text="The run's id.")
+    name = serializers.CharField(help_text="The run's name.")
+    status = serializers.ChoiceField(
+        choices=IngestRun.Status.choices,
+        help_text="The run's status.",
+    )
+    source_location = serializers.CharField(help_text="The transfer source location's UUID.")
     path = serializers.CharField(source="path_shown", help_text="The folder, as text.")
-    pipelines = serializers.ListField(child=serializers.CharField())
+    pipelines = serializers.ListField(
+        child=serializers.CharField(), help_text="The slugs of the pipelines it uses."
+    )
     processing_config = serializers.DictField(
         child=serializers.CharField(), source="processing_configs", help_text="Per pipeline."
     )
-    transfer_type = serializers.CharField()
+    transfer_type = serializers.CharField(help_text="The transfer type of every item.")
     accession = serializers.CharField(help_text="The pattern: {n} and {name}.")
-    auto_approve = serializers.BooleanField()
-    max_in_flight = serializers.IntegerField()
+    auto_approve = serializers.BooleanField(help_text="Transfers are approved automatically.")
+    max_in_flight = serializers.IntegerField(help_text="The most items in flight per pipeline.")
     window = serializers.CharField(help_text="HH:MM-HH:MM in each pipeline's time zone, or ''.")
-    depth = serializers.IntegerField()
-    watch = serializers.BooleanField()
-    settle_seconds = serializers.IntegerField()
-    hide_when_stored = serializers.BooleanField()
-    skip_existing = serializers.BooleanField()
+    depth = serializers.IntegerField(help_text="1: the folder's children; 2: grandchildren.")
+    watch = serializers.BooleanField(help_text="The folder is watched for new children.")
+    settle_seconds = serializers.IntegerField(
+        help_text="How long a new child must stay unchanged before it is queued."
+    )
+    hide_when_stored = serializers.BooleanField(
+        help_text="Transfer and SIP are hidden in the workflow service once stored."
+    )
+    skip_existing = serializers.BooleanField(
+        help_text="Names already stored or known to Lookout are skipped."
+    )
     counts = serializers.DictField(child=serializers.IntegerField(), help_text="By item state.")
-    items_total = serializers.IntegerField()
+    items_total = serializers.IntegerField(help_text="Items listed so far.")
     waits = serializers.DictField(
         child=serializers.CharField(), help_text="Why a pipeline receives nothing now, by slug."
     )
-    scan_error = serializers.CharField()
-    created_by = serializers.CharField(source="created_by_name")
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    eta = serializers.DateTimeField(allow_null=True)
+    scan_error = serializers.CharField(help_text="Why the folder could not be listed.")
+    created_by = serializers.CharField(source="created_by_name", help_text="Who created it.")
+    created_at = serializers.DateTimeField(help_text="When it was created.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When it started.")
+    finished_at = serializers.DateTimeField(allow_null=True, help_text="When it ended.")
+    eta = serializers.DateTimeField(
+        allow_null=True, help_text="When the items left should be done, at the measured rate."
+    )
 
 
 def _run_body(run: IngestRun) -> dict[str, Any]:
@@ -79,22 +92,24 @@ def _run_body(run: IngestRun) -> dict[str, Any]:
 
 
 class ItemOutputSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
+    number = serializers.IntegerField(help_text="Its place in the run ({n}).")
     path = serializers.CharField(source="path_shown", help_text="Relative to the run's folder.")
     name = serializers.CharField(help_text="The transfer's name.")
-    accession = serializers.CharField()
-    state = serializers.ChoiceField(choices=IngestItem.State.choices)
-    pipeline = serializers.CharField()
-    transfer_uuid = serializers.CharField(allow_null=True)
-    sip_uuid = serializers.CharField(allow_null=True)
-    aip_uuid = serializers.CharField(allow_null=True)
-    aip_location = serializers.CharField()
-    attempts = serializers.IntegerField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    failed_job = serializers.CharField()
-    failed_at = serializers.DateTimeField(allow_null=True)
-    reason = serializers.CharField()
+    accession = serializers.CharField(help_text="Its accession number.")
+    state = serializers.ChoiceField(choices=IngestItem.State.choices, help_text="Its state.")
+    pipeline = serializers.CharField(help_text="The pipeline it went to ('' before).")
+    transfer_uuid = serializers.CharField(allow_null=True, help_text="Its transfer.")
+    sip_uuid = serializers.CharField(allow_null=True, help_text="The SIP it became.")
+    aip_uuid = serializers.CharField(allow_null=True, help_text="The AIP stored.")
+    aip_location = serializers.CharField(help_text="The AIP's storage location UUID.")
+    attempts = serializers.IntegerField(help_text="Starts claimed for it.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When it started.")
+    finished_at = serializers.DateTimeField(allow_null=True, help_text="When it ended.")
+    failed_job = serializers.CharField(help_text="The job it failed at, from upstream.")
+    failed_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it failed, from upstream."
+    )
+    reason = serializers.CharField(help_text="Why it is skipped, failed or waits.")
 
 
 class RunInputSerializer(serializers.Serializer):
@@ -262,7 +277,9 @@ class IngestItemListApi(APIView):
     pagination_class = ApiPagination
 
     class FilterSerializer(serializers.Serializer):
-        state = serializers.ChoiceField(choices=IngestItem.State.choices, required=False)
+        state = serializers.ChoiceField(
+            choices=IngestItem.State.choices, required=False, help_text="Only items in this state."
+        )
 
     @extend_schema(
         parameters=[FilterSerializer],

@@ -55,6 +55,7 @@ def item_counts(run: IngestRun) -> dict[str, int]:
         IngestItem.objects.filter(run=run)
         .values_list("state")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("state", "n")
     )
     return {state: int(found.get(state, 0)) for state in IngestItem.State.values}
@@ -115,10 +116,10 @@ def ingest_item_list(*, run: IngestRun, state: str | None = None) -> QuerySet[In
     return items.order_by("number", "id")
 
 
-def ingest_items_by_state() -> list[tuple[int, str, int]]:
-    """(run id, state, count) for every run: the `lookout_ingest_items` metric."""
-    rows = IngestItem.objects.values_list("run_id", "state").annotate(n=Count("id"))
-    return [(int(run), str(state), int(n)) for run, state, n in rows]
+def ingest_items_by_state() -> dict[tuple[int, str], int]:
+    """Items by (run id, state), every run: the `lookout_ingest_items` metric."""
+    rows = IngestItem.objects.values_list("run_id", "state").annotate(n=Count("id")).order_by()
+    return {(int(run), str(state)): int(n) for run, state, n in rows}
 
 
 def ingest_in_flight_by_pipeline() -> dict[str, int]:
@@ -128,6 +129,7 @@ def ingest_in_flight_by_pipeline() -> dict[str, int]:
         IngestItem.objects.filter(state__in=IN_FLIGHT_STATES)
         .values_list("pipeline")
         .annotate(n=Count("id"))
+        .order_by()
     )
     return {str(pipeline): int(n) for pipeline, n in rows}
 

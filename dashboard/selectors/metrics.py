@@ -8,13 +8,14 @@ reads the finished units, however long the history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
 from dashboard.models import VISIBLE, Alert, ServicePoll, StatusChange, Unit, UnitStatusCount
+from dashboard.selectors import ingest as ingest_selectors
 from dashboard.selectors.storage import storage_summary
 from dashboard.selectors.summary import WAITING
 
@@ -49,6 +50,9 @@ class MetricsSnapshot:
     stores: list[StoreFigures]
     alerts_open: dict[str, int]
     alerts_baseline_open: dict[str, int]
+    # (run id, item state) -> items; pipeline -> ingest items in flight.
+    ingest_items: dict[tuple[int, str], int] = field(default_factory=dict)
+    ingest_in_flight: dict[str, int] = field(default_factory=dict)
 
 
 def _int(value: object) -> int | None:
@@ -138,4 +142,6 @@ def metrics_snapshot(*, now: datetime | None = None) -> MetricsSnapshot:
         stores=_stores(),
         alerts_open={row["kind"]: row["n"] for row in counts if not row["baseline"]},
         alerts_baseline_open={row["kind"]: row["n"] for row in counts if row["baseline"]},
+        ingest_items=ingest_selectors.ingest_items_by_state(),
+        ingest_in_flight=ingest_selectors.ingest_in_flight_by_pipeline(),
     )

@@ -36,7 +36,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -51,10 +51,13 @@ from dashboard.models import (
     AlertRule,
     AuditEntry,
     FixityCheck,
+    IngestItem,
+    IngestRun,
     ServicePoll,
     TimesFrom,
     Unit,
 )
+from dashboard.selectors import ingest as ingest_selectors
 from dashboard.selectors import storage as storage_selectors
 from dashboard.selectors.digest import digest_contents
 from dashboard.selectors.freshness import service_health_list
@@ -69,7 +72,13 @@ DEFAULT_THRESHOLDS: dict[str, int] = {
     AlertKind.SERVICE_STALE: 3,  # poll intervals
     AlertKind.STORAGE_FULL: 90,  # percent
     AlertKind.FIXITY_FAILED: 0,
+    AlertKind.INGEST_FINISHED: 0,
+    AlertKind.INGEST_STALLED: 6,  # hours without a finished item while items are queued
 }
+# Added after the first defaults: made once on an install that has the others already.
+LATER_DEFAULTS = (AlertKind.INGEST_FINISHED, AlertKind.INGEST_STALLED)
+# A finished run is announced once; the alert closes quietly after this.
+INGEST_FINISHED_KEPT = timedelta(days=7)
 # Kinds whose clearing is news worth a message ("recovered", "decided", "moving again").
 # A failed unit clears only when someone hides it: the page says so, nobody is told.
 SENDS_RESOLVED = frozenset(
@@ -79,6 +88,7 @@ SENDS_RESOLVED = frozenset(
         AlertKind.SERVICE_STALE,
         AlertKind.STORAGE_FULL,
         AlertKind.FIXITY_FAILED,
+        AlertKind.INGEST_STALLED,
     }
 )
 # How long a failure waits for the jobs refresh to name the job that failed.
@@ -108,6 +118,14 @@ class AlertError(Exception):
 def alert_rules_ensure_defaults() -> None:
     """The default rules (every pipeline), made once; admins change them afterwards."""
     if AlertRule.objects.filter(is_default=True).exists():
+        for later in LATER_DEFAULTS:
+            if not AlertRule.objects.filter(kind=later).exists():
+                added = AlertRule.objects.create(
+                    kind=later, pipeline="", threshold=DEFAULT_THRESHOLDS[later], is_default=True
+                )
+                # As a new channel receives the default rules, a new default rule
+                # reaches the channels there are.
+                added.channels.set(AlertChannel.objects.all())
         return
     for kind, threshold in DEFAULT_THRESHOLDS.items():
         AlertRule.objects.get_or_create(
@@ -159,9 +177,13 @@ def alert_rule_update(
         raise AlertError(f"There is no alert rule with id {rule_id}.")
     if threshold < 0 or (rule.kind == AlertKind.STORAGE_FULL and not 1 <= threshold <= 100):
         raise AlertError("A fill threshold is a percentage from 1 to 100.")
-    if rule.kind in {AlertKind.UNIT_WAITING, AlertKind.UNIT_STUCK, AlertKind.SERVICE_STALE} and (
-        threshold < 1
-    ):
+    at_least_one = {
+        AlertKind.UNIT_WAITING,
+        AlertKind.UNIT_STUCK,
+        AlertKind.SERVICE_STALE,
+        AlertKind.INGEST_STALLED,
+    }
+    if rule.kind in at_least_one and threshold < 1:
         raise AlertError("This threshold must be at least 1.")
     _change_audited(
         rule,
@@ -605,6 +627,56 @@ def _fixity_conditions() -> list[Condition]:
     return found
 
 
+def _run_link(run_id: int) -> str:
+    try:
+        return reverse("dashboard:ingest-run-detail", kwargs={"run_id": run_id})
+    except NoReverseMatch:  # the run page is not installed: its API answer then
+        return reverse("api:ingest-run-detail", kwargs={"run_id": run_id})
+
+
+def _ingest_conditions(rule: AlertRule, now: datetime) -> list[Condition]:
+    """Runs that finished lately (one summary each), or runs with items queued and no
+    item finished for `threshold` hours."""
+
+    def watched(runs: Iterable[IngestRun]) -> list[IngestRun]:
+        return [run for run in runs if not rule.pipeline or rule.pipeline in run.pipelines]
+
+    runs = IngestRun.objects.all()
+    found = []
+    if rule.kind == AlertKind.INGEST_FINISHED:
+        ended = runs.filter(finished_at__gte=now - INGEST_FINISHED_KEPT).order_by("finished_at")
+        for run in watched(ended):
+            counts = ingest_selectors.item_counts(run)
+            how = "was cancelled" if run.status == IngestRun.Status.CANCELLED else "finished"
+            found.append(
+                Condition(
+                    subject=f"ingest-run:{run.pk}:finished",
+                    title=f"Ingest run {run.name} {how}: {counts['stored']} stored, "
+                    f"{counts['failed']} failed, {counts['skipped']} skipped",
+                    detail=f"{sum(counts.values())} items in {run.path_shown or '/'}.",
+                    link=_run_link(run.pk),
+                    opened_at=run.finished_at or now,
+                )
+            )
+        return found
+    quiet_for = timedelta(hours=rule.threshold)
+    active = runs.filter(status=IngestRun.Status.RUNNING, items__state=IngestItem.State.QUEUED)
+    for run in watched(active.distinct()):
+        last = run.last_progress_at or run.started_at or run.created_at
+        if now - last < quiet_for:
+            continue
+        found.append(
+            Condition(
+                subject=f"ingest-run:{run.pk}:stalled",
+                title=f"Ingest run {run.name} has finished no item for {rule.threshold} h",
+                detail="; ".join(f"{slug}: {why}" for slug, why in (run.waits or {}).items()),
+                link=_run_link(run.pk),
+                opened_at=last + quiet_for,
+            )
+        )
+    return found
+
+
 def _conditions_by_scope(rule: AlertRule, now: datetime) -> dict[str, list[Condition]]:
     """The scopes this rule can look at now (polled at least once), with what it sees."""
     if rule.kind in UNIT_KINDS:
@@ -621,6 +693,8 @@ def _conditions_by_scope(rule: AlertRule, now: datetime) -> dict[str, list[Condi
         return {"storage": _storage_conditions(rule, summary)} if summary else {}
     if rule.kind == AlertKind.FIXITY_FAILED:
         return {"fixity": _fixity_conditions()}
+    if rule.kind in (AlertKind.INGEST_FINISHED, AlertKind.INGEST_STALLED):
+        return {"ingest": _ingest_conditions(rule, now)}
     return {}
 
 

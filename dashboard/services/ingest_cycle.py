@@ -110,6 +110,12 @@ def _finish(item: IngestItem, now: datetime, **values: object) -> bool:
     return bool(changed)
 
 
+def _fail(item: IngestItem, now: datetime, reason: str, what: str = "failed") -> str:
+    """Mark an item failed by Lookout (not by its unit) for this reason; `what` for the
+    summary, "" when another worker moved it first."""
+    return what if _finish(item, now, state=State.FAILED, failed_at=now, reason=reason) else ""
+
+
 def _failed_values(unit: Unit, what: str, now: datetime) -> dict[str, object]:
     job = unit.failed_job or unit.microservice
     if unit.status == "REJECTED":
@@ -214,6 +220,8 @@ def _known_transfer(item: IngestItem) -> Unit | None:
         Unit.objects.filter(
             pipeline=item.pipeline,
             kind__in=("transfer", ""),
+            # A SIP bears its transfer's name, and names its transfer: never taken.
+            transfer_uuid__isnull=True,
             first_seen_at__gte=item.started_at - MATCH_SLACK,
         )
         .filter(Q(name=item.name) | Q(directory=item.name) | Q(name__startswith=f"{item.name}_1"))
@@ -250,19 +258,12 @@ def _recover(item: IngestItem, now: datetime) -> str:
                 % {"name": item.name, "pipeline": item.pipeline}
             )
         return ""
-    done = _finish(
-        item,
-        now,
-        state=State.FAILED,
-        failed_at=now,
-        reason=_(
-            "Started on %(pipeline)s, but its answer was lost and no transfer named %(name)s "
-            "appeared within %(minutes)d minutes. Check the workflow service: if the "
-            'transfer is there, it runs there; otherwise use "retry failed items".'
-        )
-        % {"pipeline": item.pipeline, "name": item.name, "minutes": lost_start_seconds() // 60},
-    )
-    return "lost" if done else ""
+    reason = _(
+        "Started on %(pipeline)s, but its answer was lost and no transfer named %(name)s "
+        "appeared within %(minutes)d minutes. Check the workflow service: if the "
+        'transfer is there, it runs there; otherwise use "retry failed items".'
+    ) % {"pipeline": item.pipeline, "name": item.name, "minutes": lost_start_seconds() // 60}
+    return _fail(item, now, reason, "lost")
 
 
 def follow_in_flight(*, now: datetime, summary: CycleSummary) -> None:
@@ -479,6 +480,7 @@ def _live_loads(slugs: set[str]) -> Counter[str]:
         IngestItem.objects.filter(state=State.STARTING, pipeline__in=slugs)
         .values_list("pipeline")
         .annotate(n=Count("id"))
+        .order_by()
     )
     for slug, n in starting:
         loads[slug] += int(n or 0)
@@ -524,15 +526,11 @@ def _claim(run: IngestRun, slug: str, now: datetime) -> IngestItem | None:
 def _not_started(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
     words = exc.upstream_message or exc.message
     if item.attempts >= start_attempts():
-        done = _finish(
-            item,
-            now,
-            state=State.FAILED,
-            failed_at=now,
-            reason=_("The start failed %(n)d times; the last answer: %(words)s")
-            % {"n": item.attempts, "words": words},
-        )
-        return "failed" if done else ""
+        reason = _("The start failed %(n)d times; the last answer: %(words)s") % {
+            "n": item.attempts,
+            "words": words,
+        }
+        return _fail(item, now, reason)
     delay = min(BACKOFF_FIRST * 2 ** (item.attempts - 1), BACKOFF_MOST)
     IngestItem.objects.filter(pk=item.pk, state=State.STARTING).update(
         state=State.QUEUED,
@@ -557,15 +555,9 @@ def _start_error(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
         return "answer lost"
     if isinstance(exc, UpstreamUnavailable) or (exc.status or 0) >= 500 or exc.status in (401, 403):
         return _not_started(item, exc, now)
-    done = _finish(
-        item,
-        now,
-        state=State.FAILED,
-        failed_at=now,
-        reason=_("The workflow service refused the start: %(words)s")
-        % {"words": exc.upstream_message or exc.message},
-    )
-    return "refused" if done else ""
+    words = exc.upstream_message or exc.message
+    reason = _("The workflow service refused the start: %(words)s") % {"words": words}
+    return _fail(item, now, reason, "refused")
 
 
 def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: datetime) -> str:
@@ -602,6 +594,27 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
     return "started"
 
 
+def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str, str]:
+    """Of these pipelines, those whose slots are all taken while items wait to start."""
+    ready = IngestItem.objects.filter(run=run, state=State.QUEUED).filter(
+        Q(retry_at__isnull=True) | Q(retry_at__lte=now)
+    )
+    if not slugs or not ready.exists():
+        return {}
+    busy = dict(
+        IngestItem.objects.filter(run=run, pipeline__in=slugs, state__in=IN_FLIGHT_STATES)
+        .values_list("pipeline")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    message = _("All %(cap)d slots are in use; the next item starts when one frees up.")
+    return {
+        slug: message % {"cap": run.max_in_flight}
+        for slug in slugs
+        if busy.get(slug, 0) >= run.max_in_flight
+    }
+
+
 def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: datetime) -> int:
     """Fill the run's free slots; returns how many items were started."""
     waits: dict[str, str] = {}
@@ -631,6 +644,7 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
         _start(run, item, pipeline, now)
         loads[slug] += 1
         started += 1
+    waits.update(_full_pipelines(run, [s for s in run.pipelines if s not in waits], now))
     if waits != (run.waits or {}):
         IngestRun.objects.filter(pk=run.pk).update(waits=waits)
     return started

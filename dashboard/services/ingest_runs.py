@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
@@ -246,162 +246,122 @@ def created_run(entry: AuditEntry) -> IngestRun | None:
 # --- steering ---------------------------------------------------------------------------
 
 
-def _steer(
-    *,
-    user: User | AnonymousUser,
-    run: IngestRun,
-    action: str,
-    idempotency_key: str,
-    change: Callable[[], str],
-    after_success: Callable[[], None] | None,
-) -> ActionResult:
-    def call() -> UpstreamAnswer:
-        return UpstreamAnswer(change())
+class Steering(Protocol):
+    def __call__(
+        self,
+        *,
+        user: User | AnonymousUser,
+        run: IngestRun,
+        idempotency_key: str,
+        after_success: Callable[[], None] | None = None,
+    ) -> ActionResult: ...
 
-    return action_perform(
-        user=user,
-        permission=RUN_PERMISSION,
-        action=action,
-        idempotency_key=idempotency_key,
-        target_kind="ingest run",
-        target=f"ingest-run:{run.pk}",
-        target_label=run.name,
-        call=call,
-        after_success=after_success,
-    )
+
+def _steering(action: str, change: Callable[[IngestRun], str], doc: str) -> Steering:
+    """An audited, idempotent action on a run: `change` makes it (raising
+    `ActionNotPossible` when it cannot) and says what it did."""
+
+    def steer(
+        *,
+        user: User | AnonymousUser,
+        run: IngestRun,
+        idempotency_key: str,
+        after_success: Callable[[], None] | None = None,
+    ) -> ActionResult:
+        return action_perform(
+            user=user,
+            permission=RUN_PERMISSION,
+            action=action,
+            idempotency_key=idempotency_key,
+            target_kind="ingest run",
+            target=f"ingest-run:{run.pk}",
+            target_label=run.name,
+            call=lambda: UpstreamAnswer(change(run)),
+            after_success=after_success,
+        )
+
+    steer.__name__ = steer.__qualname__ = action
+    steer.__doc__ = doc
+    return steer
 
 
 def _status_change(run: IngestRun, allowed: tuple[str, ...], new: str) -> bool:
     return bool(IngestRun.objects.filter(pk=run.pk, status__in=allowed).update(status=new))
 
 
-def ingest_run_pause(
-    *,
-    user: User | AnonymousUser,
-    run: IngestRun,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    """Nothing new starts; what runs goes on and is followed."""
-
-    def change() -> str:
-        S = IngestRun.Status
-        if not _status_change(run, (S.QUEUED, S.RUNNING), S.PAUSED):
-            raise ActionNotPossible(_("Only a queued or running run can be paused."))
-        return _("Paused: nothing new starts until the run is resumed.")
-
-    return _steer(
-        user=user,
-        run=run,
-        action="ingest_run_pause",
-        idempotency_key=idempotency_key,
-        change=change,
-        after_success=after_success,
-    )
+def _pause(run: IngestRun) -> str:
+    S = IngestRun.Status
+    if not _status_change(run, (S.QUEUED, S.RUNNING), S.PAUSED):
+        raise ActionNotPossible(_("Only a queued or running run can be paused."))
+    return _("Paused: nothing new starts until the run is resumed.")
 
 
-def ingest_run_resume(
-    *,
-    user: User | AnonymousUser,
-    run: IngestRun,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    def change() -> str:
-        S = IngestRun.Status
-        if not _status_change(run, (S.PAUSED,), S.RUNNING):
-            raise ActionNotPossible(_("Only a paused run can be resumed."))
-        return _("Resumed: queued items start as slots free up.")
-
-    return _steer(
-        user=user,
-        run=run,
-        action="ingest_run_resume",
-        idempotency_key=idempotency_key,
-        change=change,
-        after_success=after_success,
-    )
+def _resume(run: IngestRun) -> str:
+    S = IngestRun.Status
+    if not _status_change(run, (S.PAUSED,), S.RUNNING):
+        raise ActionNotPossible(_("Only a paused run can be resumed."))
+    return _("Resumed: queued items start as slots free up.")
 
 
-def ingest_run_cancel(
-    *,
-    user: User | AnonymousUser,
-    run: IngestRun,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    """Nothing new starts, and what runs is never touched: queued items are skipped."""
+def _cancel(run: IngestRun) -> str:
+    S = IngestRun.Status
+    with transaction.atomic():
+        if not _status_change(run, (S.QUEUED, S.RUNNING, S.PAUSED), S.CANCELLED):
+            raise ActionNotPossible(_("This run has already ended."))
+        skipped = IngestItem.objects.filter(run=run, state=IngestItem.State.QUEUED).update(
+            state=IngestItem.State.SKIPPED,
+            reason=CANCELLED_REASON,
+            finished_at=timezone.now(),
+            retry_at=None,
+        )
+    return _("Cancelled: %(count)d queued items skipped; transfers already started go on.") % {
+        "count": skipped
+    }
 
-    def change() -> str:
-        S = IngestRun.Status
-        with transaction.atomic():
-            if not _status_change(run, (S.QUEUED, S.RUNNING, S.PAUSED), S.CANCELLED):
-                raise ActionNotPossible(_("This run has already ended."))
-            skipped = IngestItem.objects.filter(run=run, state=IngestItem.State.QUEUED).update(
-                state=IngestItem.State.SKIPPED,
-                reason=CANCELLED_REASON,
-                finished_at=timezone.now(),
-                retry_at=None,
+
+def _retry_failed(run: IngestRun) -> str:
+    S = IngestRun.Status
+    if IngestRun.objects.filter(pk=run.pk, status=S.CANCELLED).exists():
+        raise ActionNotPossible(_("A cancelled run starts nothing new."))
+    with transaction.atomic():
+        again = IngestItem.objects.filter(
+            run=run, state=IngestItem.State.FAILED, failed_retries=0
+        ).update(
+            state=IngestItem.State.QUEUED,
+            failed_retries=F("failed_retries") + 1,
+            pipeline="",
+            transfer_uuid=None,
+            sip_uuid=None,
+            failed_job="",
+            failed_at=None,
+            started_at=None,
+            finished_at=None,
+            retry_at=None,
+            reason="",
+        )
+        if again:
+            IngestRun.objects.filter(pk=run.pk, status=S.FINISHED).update(
+                status=S.RUNNING, finished_at=None
             )
-        return _("Cancelled: %(count)d queued items skipped; transfers already started go on.") % {
-            "count": skipped
-        }
-
-    return _steer(
-        user=user,
-        run=run,
-        action="ingest_run_cancel",
-        idempotency_key=idempotency_key,
-        change=change,
-        after_success=after_success,
-    )
+    if not again:
+        raise ActionNotPossible(_("No failed item is left to retry (each is retried once)."))
+    return _("%(count)d failed items queued again.") % {"count": again}
 
 
-def ingest_run_retry_failed(
-    *,
-    user: User | AnonymousUser,
-    run: IngestRun,
-    idempotency_key: str,
-    after_success: Callable[[], None] | None = None,
-) -> ActionResult:
-    """Queue every failed item again, once each: an item already retried stays failed."""
-
-    def change() -> str:
-        S = IngestRun.Status
-        if run.status == S.CANCELLED:
-            raise ActionNotPossible(_("A cancelled run starts nothing new."))
-        with transaction.atomic():
-            again = IngestItem.objects.filter(
-                run=run, state=IngestItem.State.FAILED, failed_retries=0
-            ).update(
-                state=IngestItem.State.QUEUED,
-                failed_retries=F("failed_retries") + 1,
-                pipeline="",
-                transfer_uuid=None,
-                sip_uuid=None,
-                failed_job="",
-                failed_at=None,
-                started_at=None,
-                finished_at=None,
-                retry_at=None,
-                reason="",
-            )
-            if again:
-                IngestRun.objects.filter(pk=run.pk, status=S.FINISHED).update(
-                    status=S.RUNNING, finished_at=None
-                )
-        if not again:
-            raise ActionNotPossible(_("No failed item is left to retry (each is retried once)."))
-        return _("%(count)d failed items queued again.") % {"count": again}
-
-    return _steer(
-        user=user,
-        run=run,
-        action="ingest_run_retry_failed",
-        idempotency_key=idempotency_key,
-        change=change,
-        after_success=after_success,
-    )
+ingest_run_pause = _steering(
+    "ingest_run_pause", _pause, "Nothing new starts; what runs goes on and is followed."
+)
+ingest_run_resume = _steering("ingest_run_resume", _resume, "Queued items start again.")
+ingest_run_cancel = _steering(
+    "ingest_run_cancel",
+    _cancel,
+    "Nothing new starts, and what runs is never touched: queued items are skipped.",
+)
+ingest_run_retry_failed = _steering(
+    "ingest_run_retry_failed",
+    _retry_failed,
+    "Queue every failed item again, once each: an item already retried stays failed.",
+)
 
 
 def path_from_b64(value: str) -> bytes:

@@ -123,6 +123,21 @@ class LookoutCollector(Collector):
             baseline.add_metric([kind], count)
         yield baseline
 
+        items = GaugeMetricFamily(
+            "lookout_ingest_items", "Items of each ingest run by state", labels=["run", "state"]
+        )
+        for (run, state), count in sorted(s.ingest_items.items()):
+            items.add_metric([str(run), state], count)
+        yield items
+        in_flight = GaugeMetricFamily(
+            "lookout_ingest_in_flight",
+            "Ingest items starting, processing or waiting, by pipeline",
+            labels=["pipeline"],
+        )
+        for pipeline, count in sorted(s.ingest_in_flight.items()):
+            in_flight.add_metric([pipeline], count)
+        yield in_flight
+
 
 def _refused(status: int) -> HttpResponse:
     response = HttpResponse(

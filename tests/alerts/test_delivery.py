@@ -155,7 +155,7 @@ def test_the_shell_command_adds_lists_tests_and_removes(db, settings, capsys):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     call_command("alert_channel", "add", "email", "ops@example.org")
     channel = AlertChannel.objects.get()
-    assert channel.rules.count() == 6
+    assert channel.rules.count() == 8
     call_command("alert_channel", "test", str(channel.pk))
     assert "Delivered" in capsys.readouterr().out
     assert len(mail.outbox) == 1

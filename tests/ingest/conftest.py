@@ -20,7 +20,7 @@ from tests.support.users import make_user
 
 @pytest.fixture
 def sim(settings) -> Iterator[IngestSimulator]:
-    with IngestSimulator(pipelines=2, speed=150) as simulator:
+    with IngestSimulator(pipelines=2, speed=300) as simulator:
         settings.LOOKOUT_PIPELINES = simulator.pipelines_setting()
         settings.LOOKOUT_STORAGE = simulator.storage_setting()
         yield simulator

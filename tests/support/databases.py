@@ -47,13 +47,18 @@ def scratch_database(folder: Path, name: str) -> Iterator[str]:
 
 def scalar(url: str, query: str) -> Any:
     """The first column of the first row of `query` run on the database at `url`."""
+    return rows(url, query)[0][0]
+
+
+def rows(url: str, query: str) -> list[tuple[Any, ...]]:
+    """Every row of `query` run on the database at `url`."""
     if _is_postgres(url):
         import psycopg
 
         with psycopg.connect(_libpq(url)) as db:
-            return db.execute(query).fetchone()[0]
+            return list(db.execute(query).fetchall())
     with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db:
-        return db.execute(query).fetchone()[0]
+        return list(db.execute(query).fetchall())
 
 
 def _libpq(url: str) -> str:

@@ -145,3 +145,23 @@ class IngestSimulator:
                 return dict(unit.status(view.workflow.seconds(now)))
             except NoJobsYet:
                 return {"status": "PENDING"}
+
+    def outcome(self, slug: str, transfer_uuid: str) -> str:
+        """What became of a transfer upstream: "stored" (its SIP completed and the
+        storage service holds the AIP), "failed" (the transfer or its SIP failed or was
+        rejected, or it went to the backlog: no AIP), or "running"."""
+        assert self.sim is not None
+        transfer = self.status(slug, transfer_uuid)
+        if transfer["status"] in ("FAILED", "REJECTED"):
+            return "failed"
+        sip_uuid = transfer.get("sip_uuid")
+        if transfer["status"] != "COMPLETE" or not sip_uuid:
+            return "running"
+        if sip_uuid == "BACKLOG":
+            return "failed"
+        sip = self.status(slug, sip_uuid)["status"]
+        if sip in ("FAILED", "REJECTED"):
+            return "failed"
+        with self.sim.lock:
+            stored = self.sim.storage.packages.get(sip_uuid) is not None
+        return "stored" if sip == "COMPLETE" and stored else "running"

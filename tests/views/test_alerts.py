@@ -102,7 +102,7 @@ def test_an_admin_adds_a_webhook_and_sees_its_secret_once(admin_client_):
     )
     channel = AlertChannel.objects.get()
     assert channel.secret in answer.content.decode()
-    assert channel.rules.count() == 6
+    assert channel.rules.count() == 8
     assert (
         channel.secret
         not in admin_client_.get(reverse("dashboard:alert-settings")).content.decode()
