@@ -419,9 +419,6 @@ def new_submit(request: HtmxHttpRequest) -> HttpResponseBase:
 
 # --- steering: pause, resume, cancel, retry failed items -----------------------------------
 
-Steer = Callable[..., actions.ActionResult]
-
-
 @dataclass(frozen=True)
 class SteerAction:
     slug: str
@@ -429,7 +426,7 @@ class SteerAction:
     question: Any
     button: Any
     done_text: Any
-    service: Steer
+    service: ingest_runs.Steering
     offered: Callable[[IngestRun, ingest_selectors.RunSummary], bool]
     danger: bool = False
 
