@@ -82,6 +82,7 @@ def _may_run(request: HtmxHttpRequest) -> bool:
 class RunRow:
     summary: ingest_selectors.RunSummary
     status: vocabulary.Term
+    pipelines: str
 
 
 def _status_term(summary: ingest_selectors.RunSummary) -> vocabulary.Term:
@@ -96,10 +97,12 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(ingest_selectors.ingest_run_list(), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    names = {p.slug: p.name for p in pipeline_list()}
     rows = []
     for run in page.object_list:
         summary = ingest_selectors.ingest_run_summary(run)
-        rows.append(RunRow(summary=summary, status=_status_term(summary)))
+        shown = ", ".join(names.get(slug, slug) for slug in run.pipelines)
+        rows.append(RunRow(summary=summary, status=_status_term(summary), pipelines=shown))
     return _render_live(
         request,
         "dashboard/ingest_runs/run_list.html",
@@ -418,6 +421,7 @@ def new_submit(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 # --- steering: pause, resume, cancel, retry failed items -----------------------------------
+
 
 @dataclass(frozen=True)
 class SteerAction:

@@ -111,6 +111,8 @@ def test_an_operator_runs_a_folder_through_two_pipelines_from_the_form(page, sim
     page.wait_for_function(
         "() => /Processing/.test(document.querySelector('.ingest-items')?.innerText || '')"
     )
+    # Both pipelines are at the cap of 3: the page says why nothing more starts.
+    _live(page).get_by_text("Not receiving items now:").wait_for()
     screenshot(page, "ingest-run-running")
 
     _confirm(page, "Pause", "Pause")

@@ -314,6 +314,7 @@ def test_the_runs_list_shows_each_run_with_its_status_and_progress(viewer):
 
     assert "Running one" in page and "Finished one" in page
     assert "3 of 5 done (60 %)" in page  # stored, failed and skipped are done
+    assert "Pipeline p1, Pipeline p2" in page
     assert 'hx-trigger="every 5s' in page
 
 
