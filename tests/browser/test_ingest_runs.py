@@ -58,6 +58,8 @@ def _create_run_through_the_form(page, base: str) -> IngestRun:
     page.get_by_role("link", name="New ingest run").click()
     page.get_by_label("Transfer source").select_option(index=0)
     page.get_by_role("button", name="Browse its folders").click()
+    page.locator("#pick-listing").get_by_role("button", name="Use batch").wait_for()
+    screenshot(page, "ingest-form-folder")
     page.locator("#pick-listing").get_by_role("button", name="Use batch").click()
 
     page.get_by_role("heading", name="New ingest run: settings").wait_for()
@@ -93,6 +95,8 @@ def _create_run_through_the_form(page, base: str) -> IngestRun:
 def _confirm(page, button: str, confirm: str) -> None:
     _live(page).get_by_role("link", name=f"{button}…").click()
     dialog = page.get_by_role("dialog")
+    dialog.get_by_role("button", name=confirm).wait_for()
+    screenshot(page, f"ingest-run-confirm-{button.lower()}", full_page=False)
     dialog.get_by_role("button", name=confirm).click()
 
 
