@@ -387,6 +387,30 @@ def test_a_run_finished_with_failures_says_so_and_stops_refreshing(operator):
     assert "hx-trigger" not in page.split('id="run-live"')[1].split(">")[0]
 
 
+def test_a_cancelled_run_says_what_that_means_and_offers_no_steering(operator):
+    run = _run(status=IngestRun.Status.CANCELLED, finished_at=timezone.now())
+    _item(run, 1, S.SKIPPED, reason=ingest_runs.CANCELLED_REASON)
+
+    page = operator.get(f"{LIST}{run.pk}/").content.decode()
+
+    assert "Cancelled" in page
+    assert "Cancelled: its queued items were skipped" in page
+    assert ingest_runs.CANCELLED_REASON in page
+    assert not any(f"{words}…" in page for words in ("Pause", "Resume", "Cancel the run"))
+    assert "Download the CSV report" in page
+    assert "hx-trigger" not in page.split('id="run-live"')[1].split(">")[0]
+
+
+def test_a_queued_run_says_its_folder_is_listed_next(operator):
+    run = _run(status=IngestRun.Status.QUEUED, started_at=None)
+
+    page = operator.get(f"{LIST}{run.pk}/").content.decode()
+
+    assert "Queued" in page
+    assert "No item yet: the folder is listed at the next scheduling cycle." in page
+    assert "Pause…" in page and "Cancel the run…" in page
+
+
 def test_the_items_filter_by_state_and_a_bad_filter_shows_all(operator):
     run = _run()
     _seed_items(run)
