@@ -22,6 +22,19 @@ from dashboard.models import IngestItem
 from dashboard.selectors.processing_configs import processing_config_names
 
 CONFIG_PREFIX = "config_"
+# Fields the run services take under the same name and in the same form.
+SERVICE_NAMED = (
+    "name",
+    "transfer_type",
+    "accession",
+    "auto_approve",
+    "max_in_flight",
+    "window",
+    "depth",
+    "watch",
+    "hide_when_stored",
+    "skip_existing",
+)
 # Service error keys -> the form field that shows them ("" : above the form).
 SERVICE_FIELDS = {
     "name": "name",
@@ -173,25 +186,16 @@ class IngestRunForm(IngestSourceForm):
     def run_values(self) -> dict[str, Any]:
         """The cleaned data as the run services take it (`IngestRunRequest`)."""
         data = self.cleaned_data
-        return dict(
-            name=data["name"],
-            source_location=data["location"],
-            path=data["folder"],
-            pipelines=tuple(data["pipelines"]),
-            processing_configs={
+        return {
+            **{name: data[name] for name in SERVICE_NAMED},
+            "source_location": data["location"],
+            "path": data["folder"],
+            "pipelines": tuple(data["pipelines"]),
+            "processing_configs": {
                 slug: data.get(config_field_name(slug)) or "default" for slug in data["pipelines"]
             },
-            transfer_type=data["transfer_type"],
-            accession=data["accession"],
-            auto_approve=data["auto_approve"],
-            max_in_flight=data["max_in_flight"],
-            window=data["window"],
-            depth=data["depth"],
-            watch=data["watch"],
-            settle_seconds=data["settle_minutes"] * 60,
-            hide_when_stored=data["hide_when_stored"],
-            skip_existing=data["skip_existing"],
-        )
+            "settle_seconds": data["settle_minutes"] * 60,
+        }
 
     def add_service_errors(self, errors: dict[str, str]) -> None:
         for key, message in errors.items():
