@@ -402,12 +402,13 @@ def test_a_cancelled_run_says_what_that_means_and_offers_no_steering(operator):
 
 
 def test_a_queued_run_says_its_folder_is_listed_next(operator):
-    run = _run(status=IngestRun.Status.QUEUED, started_at=None)
+    run = _run(status=IngestRun.Status.QUEUED, started_at=None, watch=True, settle_seconds=600)
 
     page = operator.get(f"{LIST}{run.pk}/").content.decode()
 
     assert "Queued" in page
     assert "No item yet: the folder is listed at the next scheduling cycle." in page
+    assert "Yes: a new item is queued once unchanged for 10 min" in page
     assert "Pause…" in page and "Cancel the run…" in page
 
 
