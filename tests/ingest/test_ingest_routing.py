@@ -4,11 +4,13 @@ never past the cap, and the run says why a pipeline receives nothing."""
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from dashboard.models import IngestItem, IngestRun, UnitStatusCount
+from dashboard.models import DailyThroughput, IngestItem, IngestRun, UnitStatusCount
+from dashboard.selectors import ingest as ingest_selectors
 from dashboard.services import ingest_cycle
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +96,23 @@ def test_a_paused_run_claims_nothing(two_pipelines, started):
 
     assert started == []
     assert IngestItem.objects.filter(state=S.QUEUED).count() == 2
+
+
+def test_the_eta_follows_the_pipelines_measured_rate_or_the_runs_own(two_pipelines):
+    now = timezone.now()
+    run = _run(10, started_at=now - timedelta(hours=1))
+    # 7 days of 24 AIPs a day on east: one an hour. 10 items left: 10 hours.
+    for day in range(7):
+        DailyThroughput.objects.create(
+            pipeline="east", day=(now - timedelta(days=day)).date(), aips_stored=24
+        )
+    eta = ingest_selectors.ingest_run_summary(run, now=now).eta
+    assert eta is not None and abs((eta - now) - timedelta(hours=10)) < timedelta(minutes=1)
+
+    # The run stored 5 in its first hour: faster than the pipelines' history.
+    IngestItem.objects.filter(number__lte=5).update(state=S.STORED)
+    eta = ingest_selectors.ingest_run_summary(run, now=now).eta
+    assert eta is not None and abs((eta - now) - timedelta(hours=1)) < timedelta(minutes=1)
+
+    IngestItem.objects.update(state=S.STORED)
+    assert ingest_selectors.ingest_run_summary(run, now=now).eta is None

@@ -294,3 +294,22 @@ def test_a_pipeline_out_of_its_window_or_stale_receives_nothing_and_the_run_says
     run.refresh_from_db()
     assert "stale" in run.waits["p1"]
     assert _starts(sim) == 0
+
+
+def test_stored_items_are_hidden_upstream_when_the_run_asks(sim, operator, driver):
+    sim.add_items(b"batch", 3)
+    create_run(operator, sim, hide_when_stored=True)
+    driver.until(_all_final)
+    driver.until(
+        lambda: not IngestItem.objects.filter(state=S.STORED, hidden_upstream=False).exists()
+    )
+
+    stored = list(IngestItem.objects.filter(state=S.STORED))
+    assert stored
+    for item in stored:
+        workflow = sim.views[sim.slugs.index(item.pipeline)].workflow
+        assert workflow.by_uuid[item.transfer_uuid].hidden
+        assert workflow.by_uuid[item.sip_uuid].hidden
+        assert Unit.objects.get(uuid=item.transfer_uuid).hidden
+    for item in IngestItem.objects.exclude(state=S.STORED):
+        assert not item.hidden_upstream
