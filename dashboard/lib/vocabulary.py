@@ -117,6 +117,7 @@ def decision_label(decision: str | None, microservice: str | None = "") -> str:
 OUTCOMES = _terms(
     ("pending", pgettext_lazy("action outcome", "In progress"), "pending", "…"),
     ("queued", pgettext_lazy("action outcome", "Queued, outcome to follow"), "pending", "…"),
+    ("sent", pgettext_lazy("action outcome", "Sent, outcome to follow"), "pending", "…"),
     ("done", pgettext_lazy("action outcome", "Done"), "complete", "✓"),
     ("refused", pgettext_lazy("action outcome", "Refused"), "rejected", "⊘"),
     ("failed", pgettext_lazy("action outcome", "Failed"), "failed", "✗"),
@@ -501,3 +502,39 @@ TRANSFER_TYPES = {
 
 def transfer_type_label(code: str | None) -> str:
     return str(TRANSFER_TYPES.get(code or "", code or MISSING))
+
+
+# --------------------------------------------------------------------------- ingest runs
+
+# An ingest run's items, in the lifecycle's order, with the labels units use for the same
+# idea (a processing item reads as a processing unit does).
+INGEST_ITEM_STATES = _terms(
+    ("queued", pgettext_lazy("ingest state", "Queued"), "pending", "…"),
+    ("starting", pgettext_lazy("ingest state", "Starting"), "processing", "⟳"),
+    ("processing", pgettext_lazy("ingest state", "Processing"), "processing", "⟳"),
+    ("waiting", pgettext_lazy("ingest state", "Awaiting decision"), "waiting", "‖"),
+    ("stored", pgettext_lazy("ingest state", "Stored"), "complete", "✓"),
+    ("failed", pgettext_lazy("ingest state", "Failed"), "failed", "✗"),
+    ("skipped", pgettext_lazy("ingest state", "Skipped"), "rejected", "⊘"),
+)
+INGEST_RUN_STATUSES = _terms(
+    ("queued", pgettext_lazy("ingest state", "Queued"), "pending", "…"),
+    ("running", pgettext_lazy("ingest state", "Running"), "processing", "⟳"),
+    ("paused", pgettext_lazy("ingest state", "Paused"), "waiting", "‖"),
+    ("finished", pgettext_lazy("ingest state", "Finished"), "complete", "✓"),
+    ("cancelled", pgettext_lazy("ingest state", "Cancelled"), "rejected", "⊘"),
+)
+# A finished run with failed items reads as such, not as a plain success.
+INGEST_RUN_FINISHED_WITH_FAILURES = Term(
+    "finished", pgettext_lazy("ingest state", "Finished with failures"), "failed", "✗"
+)
+
+
+def ingest_item_state(code: str | None) -> Term:
+    return INGEST_ITEM_STATES.get(code or "") or _unknown_term(code, _("Unknown"))
+
+
+def ingest_run_status(code: str | None, *, failures: int = 0) -> Term:
+    if code == "finished" and failures:
+        return INGEST_RUN_FINISHED_WITH_FAILURES
+    return INGEST_RUN_STATUSES.get(code or "") or _unknown_term(code, _("Unknown"))

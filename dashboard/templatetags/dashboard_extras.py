@@ -194,3 +194,15 @@ def action_label(action: str) -> str:
 def is_observed(times_from: str | None) -> bool:
     """Whether a `*_from` field says Lookout observed the time itself (pages say "at least")."""
     return times_from == "observed"
+
+
+@register.simple_tag
+def ingest_item_state_label(state: str | None) -> SafeString:
+    """An ingest item's state as icon + words."""
+    return _badge(vocabulary.ingest_item_state(state))
+
+
+@register.simple_tag
+def term_label(term: vocabulary.Term) -> SafeString:
+    """A status a view already looked up (e.g. a run's, which depends on its counts)."""
+    return _badge(term)

@@ -17,6 +17,7 @@ urlpatterns = [
     path("storage/", include("dashboard.urls.storage")),
     path("wall/", include("dashboard.urls.wall")),
     path("transfers/start/", include("dashboard.urls.transfers")),
+    path("ingest-runs/", include("dashboard.urls.ingest_runs")),
     # Beside the API (/api/v1/), not in it: pages for people, not versioned operations.
     path("api/docs/", api_docs.swagger_ui, name="api-docs"),
     path("api/redoc/", api_docs.redoc, name="api-redoc"),

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from dashboard import tasks
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import AuditEntry, StoragePackage, Unit
+from dashboard.models import AuditEntry, IngestItem, IngestRun, StoragePackage, Unit
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
 from tests.browser.conftest import screenshot
@@ -84,6 +85,8 @@ def pages_to_check() -> list[tuple[str, str]]:
         finished_at=timezone.now(),
         outcome="done",
     )
+    run = _ingest_run(failed)
+    source = storage_selectors.location_list(purpose="TS")[0].uuid
     return [
         ("overview", "/"),
         ("units", "/units/"),
@@ -102,7 +105,40 @@ def pages_to_check() -> list[tuple[str, str]]:
         ("search", "/search/?q=a"),
         ("wall-links", "/wall/links/"),
         ("alert-settings", "/alerts/settings/"),
+        ("ingest-runs", "/ingest-runs/"),
+        ("ingest-run", f"/ingest-runs/{run.pk}/"),
+        ("new-ingest-run", "/ingest-runs/new/"),
+        ("ingest-run-settings", f"/ingest-runs/new/details/?location={source}&folder=YmF0Y2g"),
     ]
+
+
+def _ingest_run(unit: Unit) -> IngestRun:
+    """A running run with an item in each state, the first one linked to a real unit."""
+    run = IngestRun.objects.create(
+        name="Backlog 2026",
+        source_location="",
+        path=b"batch",
+        path_shown="batch",
+        pipelines=["default"],
+        processing_configs={"default": "automated"},
+        status=IngestRun.Status.RUNNING,
+        waits={"default": "The most transfers in flight (2) are running."},
+        created_at=timezone.now(),
+        started_at=timezone.now(),
+    )
+    for number, state in enumerate(IngestItem.State.values, start=1):
+        IngestItem.objects.create(
+            run=run,
+            path=f"item-{number}".encode(),
+            path_shown=f"item-{number}",
+            name=f"item-{number}",
+            number=number,
+            state=state,
+            pipeline="default",
+            transfer_uuid=unit.uuid if number == 1 else None,
+            reason="The transfer failed." if state == "failed" else "",
+        )
+    return run
 
 
 def axe_violations(page) -> list[dict]:
