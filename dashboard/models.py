@@ -559,10 +559,10 @@ class AlertRule(models.Model):
         AlertKind.UNIT_WAITING: _("hours of waiting"),
         AlertKind.UNIT_STUCK: _("hours without progress"),
         AlertKind.SERVICE_STALE: _("missed poll intervals"),
-        AlertKind.STORAGE_FULL: "percent full",
-        AlertKind.FIXITY_FAILED: "(no threshold)",
-        AlertKind.INGEST_FINISHED: "(no threshold)",
-        AlertKind.INGEST_STALLED: "hours without a finished item while items are queued",
+        AlertKind.STORAGE_FULL: _("percent full"),
+        AlertKind.FIXITY_FAILED: _("(no threshold)"),
+        AlertKind.INGEST_FINISHED: _("(no threshold)"),
+        AlertKind.INGEST_STALLED: _("hours without a finished item while items are queued"),
     }
 
     kind = models.CharField(max_length=20, choices=AlertKind.choices)

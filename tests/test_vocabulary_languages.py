@@ -50,18 +50,18 @@ def french_catalog(tmp_path: Path, settings) -> None:
     install_catalog(tmp_path, settings, "fr", FRENCH)
 
 
-def test_sizes_take_the_french_decimal_comma_without_any_catalog():
+def test_sizes_take_the_french_decimal_comma_and_units():
     with translation.override("fr"):
-        assert vocabulary.filesize(1536) == "1,5 KiB"
-        assert vocabulary.filesize(int(2.5 * GIB)) == "2,5 GiB"
-        assert vocabulary.usage_text(930 * GIB, 1000 * GIB) == "930,0 GiB of 1000,0 GiB (93,0 %)"
+        assert vocabulary.filesize(1536) == "1,5 Kio"
+        assert vocabulary.filesize(int(2.5 * GIB)) == "2,5 Gio"
+        assert vocabulary.usage_text(930 * GIB, 1000 * GIB) == "930,0 Gio sur 1000,0 Gio (93,0 %)"
     assert vocabulary.filesize(1536) == "1.5 KiB"
 
 
 def test_a_size_is_rounded_before_the_language_writes_it():
     # Django's number_format would cut 1023.999 to 1023,9; the vocabulary rounds.
     with translation.override("fr"):
-        assert vocabulary.filesize(1024**2 - 1) == "1024,0 KiB"
+        assert vocabulary.filesize(1024**2 - 1) == "1024,0 Kio"
 
 
 def test_dates_follow_the_language():

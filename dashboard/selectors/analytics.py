@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from django.db.models import Case, Count, IntegerField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.lib import histogram
 from dashboard.lib.workflow_order import group_sort_key
@@ -36,10 +38,10 @@ from dashboard.models import (
 )
 
 PERIODS = {
-    "24h": "Last 24 hours",
-    "7d": "Last 7 days",
-    "30d": "Last 30 days",
-    "12m": "Last 12 months",
+    "24h": _("Last 24 hours"),
+    "7d": _("Last 7 days"),
+    "30d": _("Last 30 days"),
+    "12m": _("Last 12 months"),
 }
 CUSTOM = "custom"
 _PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
@@ -236,8 +238,10 @@ def _buckets(period: Period) -> list[date]:
 
 def _label(start: date, bucket: Bucket) -> str:
     if bucket == "month":
-        return f"month of {start:%Y-%m}"
-    return f"week of {start.isoformat()}" if bucket == "week" else start.isoformat()
+        return gettext("month of %(month)s") % {"month": f"{start:%Y-%m}"}
+    if bucket == "week":
+        return gettext("week of %(day)s") % {"day": start.isoformat()}
+    return start.isoformat()
 
 
 def watching_since(pipeline: str | None) -> datetime | None:

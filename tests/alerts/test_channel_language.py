@@ -76,13 +76,13 @@ def _message(alert: Alert, language: str) -> AlertMessage:
     )
 
 
-def test_a_french_channel_gets_french_numbers_and_dates_without_any_catalog():
+def test_a_french_channel_gets_french_numbers_and_dates():
     alert = _space_full_alert()
 
     french = alerts.message_render(_message(alert, "fr"))
     english = alerts.message_render(_message(alert, "en"))
 
-    assert "930,0 GiB of 1000,0 GiB (93,0 %)" in french.text
+    assert "930,0 Gio sur 1000,0 Gio (93,0 %)" in french.text
     assert "1 janvier 2030 12:00:00 UTC" in french.text
     assert "930.0 GiB of 1000.0 GiB (93.0 %)" in english.text
     assert "Jan. 1, 2030 12:00:00 UTC" in english.text
@@ -116,7 +116,7 @@ def test_delivery_sends_each_channel_its_own_language(sent):
     alerts.outbox_deliver_due()
 
     bodies = {call["url"].rsplit("/", 1)[1]: call["body"].decode() for call in sent}
-    assert "930,0 GiB" in bodies["fr"]
+    assert "930,0 Gio" in bodies["fr"]
     assert "930.0 GiB" in bodies["en"]
 
 
