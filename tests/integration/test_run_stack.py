@@ -197,7 +197,12 @@ def test_the_demo_serves_two_pipelines_and_hands_the_second_to_lookout(
     for variable, port in DEMO_PORTS.items():
         setattr(settings, variable, port)
         monkeypatch.setenv(variable, str(port))
-    for variable in ("LOOKOUT_PIPELINES_FILE", "LOOKOUT_WORKFLOW_URL", "LOOKOUT_WORKFLOW_UI_URL"):
+    for variable in (
+        "LOOKOUT_PIPELINES_FILE",
+        "LOOKOUT_WORKFLOW_URL",
+        "LOOKOUT_WORKFLOW_UI_URL",
+        "LOOKOUT_WORKFLOW_DASHBOARD_USER",
+    ):
         monkeypatch.delenv(variable, raising=False)
     command = run_stack.Command()
     options = stack_options()
@@ -209,7 +214,8 @@ def test_the_demo_serves_two_pipelines_and_hands_the_second_to_lookout(
             sys.executable,
             "-c",
             "import django, json; django.setup(); from django.conf import settings; "
-            "print(json.dumps(settings.LOOKOUT_PIPELINES))",
+            "print(json.dumps([{**p, 'full_view': bool(p.get('dashboard_user') and "
+            "p.get('dashboard_password'))} for p in settings.LOOKOUT_PIPELINES]))",
         ],
         cwd=ROOT,
         env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
@@ -232,6 +238,10 @@ def test_the_demo_serves_two_pipelines_and_hands_the_second_to_lookout(
         ("pipeline-2", "http://127.0.0.1:18003", "http://127.0.0.1:18003"),
     ]
     assert pipelines[1]["key"] == "demo-key"
+    # The demo shows both modes: the first pipeline signs in to its simulated dashboard.
+    assert [p["full_view"] for p in pipelines] == [True, False]
+    assert flags["--dashboard-user"] == env["LOOKOUT_WORKFLOW_DASHBOARD_USER"]
+    assert flags["--dashboard-password"] == env["LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD"]
     assert "demo-key" not in (tmp_path / "demo-pipelines.json").read_text()
     assert command._simulator_line(options) == (
         "Simulated pipelines: default on http://127.0.0.1:18001, pipeline-2 on "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -59,6 +60,16 @@ def port_is_free(host: str, port: int) -> bool:
                 return False
             raise
     return True
+
+
+# The simulated dashboards' account, which the first pipeline signs in with; a new
+# password each time the stack starts (it is nobody's secret, but it is not a fixed one).
+DEMO_DASHBOARD_USER = "lookout-demo"
+
+
+def _demo_dashboard_password(options: dict[str, Any]) -> str:
+    password: str = options.setdefault("demo_dashboard_password", secrets.token_urlsafe(18))
+    return password
 
 
 class Command(BaseCommand):
@@ -173,9 +184,14 @@ class Command(BaseCommand):
         return str(path)
 
     def _child_env(self, options: dict[str, Any]) -> dict[str, str]:
-        """The environment of the web server, worker and beat: with the simulator on and
-        more than one pipeline, a pipelines file naming the others (unless one is set)."""
+        """The environment of the web server, worker and beat: with the simulator on, a
+        service account on the first pipeline's dashboard (the others stay API only, so
+        the demo shows both modes), and with more than one pipeline, a pipelines file
+        naming the others (unless one is set)."""
         env = dict(os.environ)
+        if not options["no_simulator"] and not env.get("LOOKOUT_WORKFLOW_DASHBOARD_USER"):
+            env["LOOKOUT_WORKFLOW_DASHBOARD_USER"] = DEMO_DASHBOARD_USER
+            env["LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD"] = _demo_dashboard_password(options)
         if options["no_simulator"] or options["pipelines"] < 2:
             return env
         if env.get("LOOKOUT_PIPELINES_FILE"):
@@ -266,6 +282,10 @@ class Command(BaseCommand):
                         str(options["source_items"]),
                         "--source-items-per-hour",
                         str(DEMO_SOURCE_ITEMS_PER_HOUR),
+                        "--dashboard-user",
+                        DEMO_DASHBOARD_USER,
+                        "--dashboard-password",
+                        _demo_dashboard_password(options),
                     ],
                 )
             )
