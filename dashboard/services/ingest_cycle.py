@@ -118,12 +118,25 @@ def _fail(item: IngestItem, now: datetime, reason: str, what: str = "failed") ->
 
 def _failed_values(unit: Unit, what: str, now: datetime) -> dict[str, object]:
     job = unit.failed_job or unit.microservice
-    if unit.status == "REJECTED":
-        reason = _("The %(what)s was rejected.") % {"what": what}
-    elif job:
-        reason = _("The %(what)s failed at %(job)s.") % {"what": what, "job": job}
+    # Whole sentences per kind: a translation cannot agree with an English noun.
+    if what == "transfer":
+        rejected, failed_at, failed = (
+            _("The transfer was rejected."),
+            _("The transfer failed at %(job)s."),
+            _("The transfer failed."),
+        )
     else:
-        reason = _("The %(what)s failed.") % {"what": what}
+        rejected, failed_at, failed = (
+            _("The ingest was rejected."),
+            _("The ingest failed at %(job)s."),
+            _("The ingest failed."),
+        )
+    if unit.status == "REJECTED":
+        reason = rejected
+    elif job:
+        reason = failed_at % {"job": job}
+    else:
+        reason = failed
     return {
         "state": State.FAILED,
         "failed_job": job[:255],
