@@ -142,7 +142,7 @@ def test_a_wall_link_made_in_spanish_shows_spanish_to_an_english_browser(
 
     assert html_lang(page) == "es"
     # The screen's own script counts ages through the Spanish catalog's functions.
-    assert page.evaluate("window.LookoutWall.ago(3 * 60)") == "3 min ago"
+    assert page.evaluate("window.LookoutWall.ago(3 * 60)") == "hace 3 min"
     assert page.evaluate("typeof django === 'object' && typeof django.gettext === 'function'")
     assert violations == []
     screenshot(page, "language-wall-es", full_page=False)
