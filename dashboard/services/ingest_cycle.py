@@ -220,6 +220,8 @@ def _known_transfer(item: IngestItem) -> Unit | None:
         Unit.objects.filter(
             pipeline=item.pipeline,
             kind__in=("transfer", ""),
+            # A SIP bears its transfer's name, and names its transfer: never taken.
+            transfer_uuid__isnull=True,
             first_seen_at__gte=item.started_at - MATCH_SLACK,
         )
         .filter(Q(name=item.name) | Q(directory=item.name) | Q(name__startswith=f"{item.name}_1"))
@@ -592,6 +594,27 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
     return "started"
 
 
+def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str, str]:
+    """Of these pipelines, those whose slots are all taken while items wait to start."""
+    ready = IngestItem.objects.filter(run=run, state=State.QUEUED).filter(
+        Q(retry_at__isnull=True) | Q(retry_at__lte=now)
+    )
+    if not slugs or not ready.exists():
+        return {}
+    busy = dict(
+        IngestItem.objects.filter(run=run, pipeline__in=slugs, state__in=IN_FLIGHT_STATES)
+        .values_list("pipeline")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    message = _("All %(cap)d slots are in use; the next item starts when one frees up.")
+    return {
+        slug: message % {"cap": run.max_in_flight}
+        for slug in slugs
+        if busy.get(slug, 0) >= run.max_in_flight
+    }
+
+
 def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: datetime) -> int:
     """Fill the run's free slots; returns how many items were started."""
     waits: dict[str, str] = {}
@@ -621,6 +644,7 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
         _start(run, item, pipeline, now)
         loads[slug] += 1
         started += 1
+    waits.update(_full_pipelines(run, [s for s in run.pipelines if s not in waits], now))
     if waits != (run.waits or {}):
         IngestRun.objects.filter(pk=run.pk).update(waits=waits)
     return started

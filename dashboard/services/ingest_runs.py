@@ -21,11 +21,17 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dashboard.clients.storage import StorageError, StorageNotFound, get_storage_client
+from dashboard.clients.storage import (
+    LocationPurpose,
+    StorageError,
+    StorageNotFound,
+    get_storage_client,
+)
 from dashboard.clients.workflow import TransferType
 from dashboard.lib import ingest_names
 from dashboard.lib.pipelines import pipeline_get
 from dashboard.models import AuditEntry, IngestItem, IngestRun
+from dashboard.selectors import storage as storage_selectors
 from dashboard.services.actions import (
     ActionNotPossible,
     ActionResult,
@@ -104,6 +110,15 @@ def ingest_run_check(request: IngestRunRequest) -> dict[str, str]:
     errors: dict[str, str] = {}
     if not request.name.strip():
         errors["name"] = _("Give the run a name.")
+    locations = storage_selectors.location_list()
+    sources = {
+        row.uuid
+        for row in locations
+        if row.purpose == LocationPurpose.TRANSFER_SOURCE and row.enabled
+    }
+    # Before the first storage poll nothing is known: the folder check decides alone.
+    if locations and request.source_location not in sources:
+        errors["source_location"] = _("This is not an enabled transfer source location.")
     if not request.pipelines:
         errors["pipelines"] = _("Choose at least one pipeline.")
     for slug in request.pipelines:

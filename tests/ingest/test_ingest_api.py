@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from dashboard.models import AuditEntry, IngestItem, IngestRun
+from dashboard.models import AuditEntry, IngestItem, IngestRun, StorageSummary
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
@@ -206,3 +206,24 @@ def test_pause_resume_cancel_and_retry_failed_are_audited_actions(sim):
         "ingest_run_pause", "ingest_run_pause", "ingest_run_resume",
         "ingest_run_retry_failed", "ingest_run_retry_failed", "ingest_run_cancel",
     ]  # fmt: skip
+
+
+def test_a_location_that_is_not_a_transfer_source_is_refused_once_storage_was_polled(sim):
+    sim.add_items(b"batch", 1)
+    StorageSummary.objects.create(
+        fetched_at=timezone.now(),
+        data={"locations": [
+            {"uuid": sim.location, "purpose": "TS", "enabled": True},
+            {"uuid": "1" * 8 + "-1111-1111-1111-" + "1" * 12, "purpose": "AS", "enabled": True},
+        ]},
+    )  # fmt: skip
+    client = _client("operator", "olga")
+    elsewhere = client.post(
+        URL, _body(sim, source_location="1" * 8 + "-1111-1111-1111-" + "1" * 12),
+        format="json", HTTP_IDEMPOTENCY_KEY=_key(),
+    )  # fmt: skip
+    here = client.post(URL, _body(sim), format="json", HTTP_IDEMPOTENCY_KEY=_key())
+
+    assert elsewhere.status_code == 400
+    assert "not an enabled transfer source" in elsewhere.json()["source_location"]
+    assert here.status_code == 201

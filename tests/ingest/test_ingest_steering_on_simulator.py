@@ -294,3 +294,37 @@ def test_a_pipeline_out_of_its_window_or_stale_receives_nothing_and_the_run_says
     run.refresh_from_db()
     assert "stale" in run.waits["p1"]
     assert _starts(sim) == 0
+
+
+def test_stored_items_are_hidden_upstream_when_the_run_asks(sim, operator, driver):
+    sim.add_items(b"batch", 3)
+    create_run(operator, sim, hide_when_stored=True)
+    driver.until(_all_final)
+    driver.until(
+        lambda: not IngestItem.objects.filter(state=S.STORED, hidden_upstream=False).exists()
+    )
+
+    stored = list(IngestItem.objects.filter(state=S.STORED))
+    assert stored
+    for item in stored:
+        workflow = sim.views[sim.slugs.index(item.pipeline)].workflow
+        assert workflow.by_uuid[item.transfer_uuid].hidden
+        assert workflow.by_uuid[item.sip_uuid].hidden
+        assert Unit.objects.get(uuid=item.transfer_uuid).hidden
+    for item in IngestItem.objects.exclude(state=S.STORED):
+        assert not item.hidden_upstream
+
+
+def test_depth_two_takes_the_grandchildren_of_a_folder_of_accessions(sim, operator):
+    with sim.sim.lock:
+        tree = sim.sim.storage.source_trees[sim.location]
+        for path in (b"acc-1/box-a/objects/x", b"acc-1/box-b.zip", b"acc-2/box-c/objects/y"):
+            tree.add_file(b"accessions/" + path, 10)
+        tree.add_file(b"accessions/readme.txt", 5)  # a file beside the accessions: ignored
+    run = create_run(operator, sim, path=b"accessions", depth=2)
+
+    ingest_cycle.ingest_scan(run=run, now=timezone.now(), summary=ingest_cycle.CycleSummary())
+
+    items = list(IngestItem.objects.values_list("path_shown", "name", "number"))
+    assert items == [("acc-1/box-a", "box-a", 1), ("acc-1/box-b.zip", "box-b", 2),
+                     ("acc-2/box-c", "box-c", 3)]  # fmt: skip

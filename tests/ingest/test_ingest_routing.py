@@ -1,0 +1,118 @@
+"""Routing within one cycle: the least loaded pipeline by Lookout's live counts first,
+never past the cap, and the run says why a pipeline receives nothing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dashboard.models import DailyThroughput, IngestItem, IngestRun, UnitStatusCount
+from dashboard.selectors import ingest as ingest_selectors
+from dashboard.services import ingest_cycle
+
+pytestmark = pytest.mark.django_db
+S = IngestItem.State
+
+
+@pytest.fixture
+def two_pipelines(settings):
+    settings.LOOKOUT_PIPELINES = [
+        {"slug": slug, "name": slug, "url": f"http://{slug}.invalid", "user": "u", "key": "k"}
+        for slug in ("east", "west")
+    ]
+
+
+@pytest.fixture
+def started(monkeypatch) -> list[tuple[str, str]]:
+    """The starts a cycle makes, recorded instead of sent."""
+    calls: list[tuple[str, str]] = []
+
+    def start(run, item, pipeline, now):
+        calls.append((pipeline.slug, item.name))
+        return "started"
+
+    monkeypatch.setattr(ingest_cycle, "_start", start)
+    return calls
+
+
+def _run(queued: int, **fields) -> IngestRun:
+    now = timezone.now()
+    run = IngestRun.objects.create(
+        name="r", source_location="0" * 36, path=b"b", path_shown="b",
+        pipelines=["east", "west"], status=IngestRun.Status.RUNNING, created_at=now,
+        scanned_at=now, **fields,
+    )  # fmt: skip
+    for number in range(1, queued + 1):
+        IngestItem.objects.create(
+            run=run, path=f"i{number}".encode(), path_shown=f"i{number}", name=f"i{number}",
+            number=number,
+        )  # fmt: skip
+    return run
+
+
+def test_items_go_to_the_least_loaded_pipeline_counting_units_lookout_did_not_start(
+    two_pipelines, started
+):
+    # East already runs 3 units someone else started; west runs 1.
+    UnitStatusCount.objects.create(pipeline="east", status="PROCESSING", count=3)
+    UnitStatusCount.objects.create(pipeline="west", status="USER_INPUT", count=1)
+    run = _run(6, max_in_flight=3)
+
+    ingest_cycle._route(run, blocked={}, loads=ingest_cycle._live_loads({"east", "west"}),
+                        now=timezone.now())  # fmt: skip
+
+    # West first until it is as loaded as east, then turn about; each capped at 3.
+    assert [slug for slug, _ in started] == ["west", "west", "east", "west", "east", "east"]
+    assert Counter(slug for slug, _ in started) == {"east": 3, "west": 3}
+    assert [name for _, name in started] == [f"i{n}" for n in range(1, 7)]
+
+
+def test_a_full_or_blocked_pipeline_receives_nothing_and_the_run_says_why(two_pipelines, started):
+    run = _run(5, max_in_flight=2)
+
+    ingest_cycle._route(
+        run, blocked={"east": "Its workflow service is stale."}, loads=Counter(),
+        now=timezone.now(),
+    )  # fmt: skip
+    ingest_cycle._route(run, blocked={"east": "Its workflow service is stale."},
+                        loads=Counter(), now=timezone.now())  # fmt: skip
+
+    assert [slug for slug, _ in started] == ["west", "west"]
+    run.refresh_from_db()
+    assert run.waits["east"] == "Its workflow service is stale."
+    assert "All 2 slots are in use" in run.waits["west"]
+    assert IngestItem.objects.filter(pipeline="west", state=S.STARTING).count() == 2
+    assert IngestItem.objects.filter(state=S.QUEUED).count() == 3
+
+
+def test_a_paused_run_claims_nothing(two_pipelines, started):
+    run = _run(2)
+    IngestRun.objects.filter(pk=run.pk).update(status=IngestRun.Status.PAUSED)
+
+    ingest_cycle._route(run, blocked={}, loads=Counter(), now=timezone.now())
+
+    assert started == []
+    assert IngestItem.objects.filter(state=S.QUEUED).count() == 2
+
+
+def test_the_eta_follows_the_pipelines_measured_rate_or_the_runs_own(two_pipelines):
+    now = timezone.now()
+    run = _run(10, started_at=now - timedelta(hours=1))
+    # 7 days of 24 AIPs a day on east: one an hour. 10 items left: 10 hours.
+    for day in range(7):
+        DailyThroughput.objects.create(
+            pipeline="east", day=(now - timedelta(days=day)).date(), aips_stored=24
+        )
+    eta = ingest_selectors.ingest_run_summary(run, now=now).eta
+    assert eta is not None and abs((eta - now) - timedelta(hours=10)) < timedelta(minutes=1)
+
+    # The run stored 5 in its first hour: faster than the pipelines' history.
+    IngestItem.objects.filter(number__lte=5).update(state=S.STORED)
+    eta = ingest_selectors.ingest_run_summary(run, now=now).eta
+    assert eta is not None and abs((eta - now) - timedelta(hours=1)) < timedelta(minutes=1)
+
+    IngestItem.objects.update(state=S.STORED)
+    assert ingest_selectors.ingest_run_summary(run, now=now).eta is None
