@@ -134,17 +134,29 @@ def ingest_in_flight_by_pipeline() -> dict[str, int]:
     return {str(pipeline): int(n) for pipeline, n in rows}
 
 
+def _same_address(remote_name: str, pipeline_url: str) -> bool:
+    """The storage service's `remote_name` (a host, `host:port` or a URL) names the
+    pipeline at `pipeline_url`: the same host, and the same port when it gives one (several
+    pipelines may share a host)."""
+    remote = urlsplit(remote_name if "//" in remote_name else f"//{remote_name}")
+    ours = urlsplit(pipeline_url)
+    if (remote.hostname or "").lower() != (ours.hostname or "").lower():
+        return False
+    if remote.port is None:
+        return True
+    return remote.port == (ours.port or (443 if ours.scheme == "https" else 80))
+
+
 def processing_locations_full(*, pipeline_url: str) -> list[str]:
     """The currently-processing locations of a pipeline at or over the critical capacity
     threshold, as labels. The storage service names pipelines by UUID and address
-    (`remote_name`), not by Lookout's slug: a pipeline whose address host matches is
+    (`remote_name`), not by Lookout's slug: a pipeline whose address matches is
     taken; when none matches, every currently-processing location counts (with one
     pipeline, or pipelines sharing their processing location, that is the same)."""
-    host = urlsplit(pipeline_url).hostname or ""
     matching = {
         row.uuid
         for row in storage_selectors.pipeline_list()
-        if row.remote_name and (urlsplit(row.remote_name).hostname or row.remote_name) == host
+        if row.remote_name and _same_address(row.remote_name, pipeline_url)
     }
     locations = storage_selectors.location_list(purpose="CP")
     if matching:
