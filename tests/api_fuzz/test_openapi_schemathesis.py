@@ -109,6 +109,7 @@ def test_every_operation_answers_as_its_schema_says(case, api_token):
             .replace("{slug}", "default")
             .replace("{name}", "default")
             .replace("{audit_id}", "1")
+            .replace("{run_id}", "1")
             for result in schema.get_all_operations()
         }
     ),

@@ -57,7 +57,7 @@ def test_a_viewer_reads_and_compares_processing_configurations(page, lookout):
     page.get_by_role("link", name="Processing configurations", exact=True).click()
     page.wait_for_url(re.compile(r"/pipelines/default/processing-configurations/$"))
     live = page.locator("#configs-live")
-    live.get_by_text("27 decisions").wait_for()
+    live.get_by_text("29 decisions").wait_for()
     live.get_by_text("The workflow service has no configuration by this name.").wait_for()
     screenshot(page, "processing-configs-list")
 
