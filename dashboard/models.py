@@ -557,8 +557,8 @@ class AlertRule(models.Model):
         AlertKind.UNIT_WAITING: _("hours of waiting"),
         AlertKind.UNIT_STUCK: _("hours without progress"),
         AlertKind.SERVICE_STALE: _("missed poll intervals"),
-        AlertKind.STORAGE_FULL: "percent full",
-        AlertKind.FIXITY_FAILED: "(no threshold)",
+        AlertKind.STORAGE_FULL: _("percent full"),
+        AlertKind.FIXITY_FAILED: _("(no threshold)"),
     }
 
     kind = models.CharField(max_length=20, choices=AlertKind.choices)

@@ -31,7 +31,7 @@ class PackageFilterForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        any_choice = [("", "Any")]
+        any_choice = [("", _("Any"))]
         choice_field(self, "package_type").choices = any_choice + [
             (t, vocabulary.package_type_label(t)) for t in storage_selectors.PACKAGE_TYPES
         ]

@@ -33,7 +33,7 @@ class UnitFilterForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        any_choice = [("", "Any")]
+        any_choice = [("", _("Any"))]
         choice_field(self, "status").choices = any_choice + [
             (s, vocabulary.unit_status(s).text) for s in UNIT_STATUSES
         ]

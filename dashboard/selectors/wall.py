@@ -188,7 +188,7 @@ def capacity_rows(summary: Mapping[str, Any] | None) -> list[CapacityRow]:
     for space in summary.get("spaces") or ():
         rows.append(
             CapacityRow(
-                kind="Space",
+                kind=_("Space"),
                 label=str(space.get("path") or space.get("uuid", ""))[:80],
                 used=_as_int(space.get("used")) or 0,
                 total=_as_int(space.get("size")) or None,
