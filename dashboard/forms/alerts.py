@@ -67,8 +67,9 @@ def language_choices() -> list[tuple[str, str]]:
 
 
 class ChannelForm(forms.Form):
-    kind = forms.ChoiceField(choices=AlertChannel.Kind.choices)
+    kind = forms.ChoiceField(label=_("Kind"), choices=AlertChannel.Kind.choices)
     target = forms.CharField(
+        label=_("Target"),
         # An Apprise URL can be long (a Teams workflow's address is ~300 characters).
         max_length=2000,
         help_text=_(

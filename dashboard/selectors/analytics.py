@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from django.db.models import Case, Count, IntegerField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from dashboard.lib import histogram
 from dashboard.lib.workflow_order import group_sort_key
@@ -36,10 +37,10 @@ from dashboard.models import (
 )
 
 PERIODS = {
-    "24h": "Last 24 hours",
-    "7d": "Last 7 days",
-    "30d": "Last 30 days",
-    "12m": "Last 12 months",
+    "24h": gettext_lazy("Last 24 hours"),
+    "7d": gettext_lazy("Last 7 days"),
+    "30d": gettext_lazy("Last 30 days"),
+    "12m": gettext_lazy("Last 12 months"),
 }
 CUSTOM = "custom"
 _PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
@@ -73,12 +74,15 @@ def period_get(
     now = now or timezone.now()
     today = timezone.localdate(now)
     if key == CUSTOM and first is not None and last is not None:
-        label = f"{first.isoformat()} to {last.isoformat()}"
+        label = gettext("%(first)s to %(last)s") % {
+            "first": first.isoformat(),
+            "last": last.isoformat(),
+        }
         start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
         end = timezone.make_aware(datetime.combine(last + timedelta(days=1), datetime.min.time()))
     else:
         key = key if key in PERIODS else "30d"
-        label = PERIODS[key]
+        label = str(PERIODS[key])
         start, end = now - timedelta(days=_PERIOD_DAYS[key]), now
         first, last = timezone.localdate(start), today
     return Period(key, label, first, last, start, end, _bucket_for((last - first).days + 1))

@@ -69,6 +69,7 @@ ENGLISH_WORDS_TEXT = """
     summary details decision decisions choose chosen select selected compare with
     configuration configurations default automated back home help error errors warning
     unknown none yes no nothing found empty since until duration average throughput
+    kind target largest smallest week weeks month months year years per peak
 """
 ENGLISH_WORDS = frozenset(ENGLISH_WORDS_TEXT.split())
 NOT_TEXT = re.compile(
@@ -142,7 +143,8 @@ class Catalog:
 
     def english(self, text: str) -> str | None:
         """The English message `text` is, when its translation reads otherwise."""
-        translated = self.exact.get(text)
+        # A form's label ends in the language's suffix (" :" in French).
+        translated = self.exact.get(text) or self.exact.get(text.rstrip(" :\u00a0"))
         if translated is not None and translated != text:
             return f"msgid {text!r}"
         for pattern, translated in self.patterns:
