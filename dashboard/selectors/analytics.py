@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from django.db.models import Case, Count, IntegerField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from dashboard.lib import histogram
 from dashboard.lib.workflow_order import group_sort_key
@@ -43,6 +43,12 @@ PERIODS = {
     "12m": gettext_lazy("Last 12 months"),
 }
 CUSTOM = "custom"
+BUCKET_LABELS = {
+    "hour": pgettext_lazy("analytics bucket", "hour"),
+    "day": pgettext_lazy("analytics bucket", "day"),
+    "week": pgettext_lazy("analytics bucket", "week"),
+    "month": pgettext_lazy("analytics bucket", "month"),
+}
 _PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
 # The slowest groups marked on the time-per-stage chart.
 SLOWEST_MARKED = 3
@@ -65,6 +71,11 @@ class Period:
     start: datetime
     end: datetime
     bucket: Bucket
+
+    @property
+    def bucket_label(self) -> str:
+        """The bucket in the reader's words: "Throughput per day" says `jour` in French."""
+        return str(BUCKET_LABELS[self.bucket])
 
 
 def period_get(
@@ -172,6 +183,15 @@ class Analytics:
     queue: list[QueueRow]
     queue_by: str
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def queue_by_label(self) -> str:
+        """`queue_by` in the reader's words (the API keeps the English)."""
+        if self.queue_by == "hour":
+            return str(BUCKET_LABELS["hour"])
+        return gettext("%(bucket)s (peak of the hourly samples)") % {
+            "bucket": self.period.bucket_label
+        }
 
     @property
     def queue_sampled(self) -> bool:
