@@ -591,7 +591,9 @@ class AlertRule(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} ({self.pipeline or _('all pipelines')})"
+        # Outside the f-string: xgettext does not read calls inside one.
+        where = self.pipeline or _("all pipelines")
+        return f"{self.get_kind_display()} ({where})"
 
     @property
     def threshold_unit(self) -> str:

@@ -6,6 +6,8 @@ made in a temporary folder for each test.
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -264,3 +266,94 @@ def test_languages_without_a_catalog_are_not_checked_yet(project):
     views.write_text(views.read_text() + 'REMOVED = _("Removed.")\n')
 
     assert check(project, "catalogs", "complete").returncode == 0
+
+
+# ----------------------------------------------------------------------------- the real tree
+
+# What `make lint` reads of the project: its code, templates and scripts, no catalog.
+REAL_TREE = ("manage.py", "config", "dashboard", "templates", "static/dashboard")
+
+
+def load_script() -> object:
+    spec = importlib.util.spec_from_file_location("check_translations", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def real_tree(tmp_path_factory) -> Path:
+    """A copy of the project's own sources with a French catalog as `make messages`
+    writes it (every message id of today's tree, none translated)."""
+    root = tmp_path_factory.mktemp("real") / "project"
+    for part in REAL_TREE:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (root / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, root / part)
+    load_script()._makemessages(root, ["fr"])  # type: ignore[attr-defined]
+    assert (root / "locale/fr/LC_MESSAGES/django.po").is_file()
+    return root
+
+
+@pytest.fixture
+def tree(real_tree, tmp_path) -> Path:
+    """The real tree, for one test to change."""
+    copy = tmp_path / "project"
+    shutil.copytree(real_tree, copy)
+    return copy
+
+
+def append(file: Path, text: str) -> None:
+    file.write_text(file.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_the_real_tree_passes_the_source_and_catalog_checks(tree):
+    done = check(tree, "--templates", "source", "catalogs")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_unmarked_string_in_a_real_template_or_view_fails(tree):
+    append(tree / "templates/dashboard/unit_list.html", "<p>Units nobody translated</p>\n")
+    append(
+        tree / "dashboard/views/units.py",
+        '\n\ndef hidden_too(request):\n    messages.success(request, "Hidden as well.")\n',
+    )
+
+    done = check(tree, "--templates", "source")
+
+    assert done.returncode == 1
+    found = done.stdout.splitlines()
+    assert any(line.startswith("templates/dashboard/unit_list.html:") for line in found), found
+    assert any(line.startswith("dashboard/views/units.py:") for line in found), found
+    assert len(found) == 2, found
+
+
+def test_a_new_message_in_a_real_template_and_script_makes_the_catalogs_out_of_date(tree):
+    append(
+        tree / "templates/dashboard/unit_list.html",
+        '{% translate "A sentence no catalog has yet" %}\n',
+    )
+    append(tree / "static/dashboard/js/wall.js", '\ngettext("A script line no catalog has");\n')
+
+    done = check(tree, "catalogs")
+
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "locale/fr/LC_MESSAGES/django.po: out of date (1 new, 0 no longer used); "
+        "run `make messages` and translate",
+        "locale/fr/LC_MESSAGES/djangojs.po: out of date (1 new, 0 no longer used); "
+        "run `make messages` and translate",
+    ]
+
+
+def test_a_real_catalog_left_untranslated_is_under_100_percent(tree):
+    done = check(tree, "complete")
+
+    assert done.returncode == 1
+    assert "locale/fr/LC_MESSAGES/django.po: " in done.stdout
+    assert "untranslated and 0 fuzzy entries" in done.stdout

@@ -538,18 +538,3 @@ def ingest_run_status(code: str | None, *, failures: int = 0) -> Term:
     if code == "finished" and failures:
         return INGEST_RUN_FINISHED_WITH_FAILURES
     return INGEST_RUN_STATUSES.get(code or "") or _unknown_term(code, _("Unknown"))
-
-
-# --------------------------------------------------------------------------- time steps
-
-# The step of a chart or table ("by day", "per week"): codes in the API, words on pages.
-TIME_STEPS = {
-    "hour": pgettext_lazy("time step", "hour"),
-    "day": pgettext_lazy("time step", "day"),
-    "week": pgettext_lazy("time step", "week"),
-    "month": pgettext_lazy("time step", "month"),
-}
-
-
-def time_step(code: str | None) -> str:
-    return str(TIME_STEPS.get(code or "", code or MISSING))

@@ -18,8 +18,7 @@ from typing import Any, Literal
 
 from django.db.models import Case, Count, IntegerField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
-from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from dashboard.lib import histogram
 from dashboard.lib.workflow_order import group_sort_key
@@ -38,12 +37,18 @@ from dashboard.models import (
 )
 
 PERIODS = {
-    "24h": _("Last 24 hours"),
-    "7d": _("Last 7 days"),
-    "30d": _("Last 30 days"),
-    "12m": _("Last 12 months"),
+    "24h": gettext_lazy("Last 24 hours"),
+    "7d": gettext_lazy("Last 7 days"),
+    "30d": gettext_lazy("Last 30 days"),
+    "12m": gettext_lazy("Last 12 months"),
 }
 CUSTOM = "custom"
+BUCKET_LABELS = {
+    "hour": pgettext_lazy("analytics bucket", "hour"),
+    "day": pgettext_lazy("analytics bucket", "day"),
+    "week": pgettext_lazy("analytics bucket", "week"),
+    "month": pgettext_lazy("analytics bucket", "month"),
+}
 _PERIOD_DAYS = {"24h": 1, "7d": 7, "30d": 30, "12m": 365}
 # The slowest groups marked on the time-per-stage chart.
 SLOWEST_MARKED = 3
@@ -67,6 +72,11 @@ class Period:
     end: datetime
     bucket: Bucket
 
+    @property
+    def bucket_label(self) -> str:
+        """The bucket in the reader's words: "Throughput per day" says `jour` in French."""
+        return str(BUCKET_LABELS[self.bucket])
+
 
 def period_get(
     key: str, *, first: date | None = None, last: date | None = None, now: datetime | None = None
@@ -75,12 +85,15 @@ def period_get(
     now = now or timezone.now()
     today = timezone.localdate(now)
     if key == CUSTOM and first is not None and last is not None:
-        label = f"{first.isoformat()} to {last.isoformat()}"
+        label = gettext("%(first)s to %(last)s") % {
+            "first": first.isoformat(),
+            "last": last.isoformat(),
+        }
         start = timezone.make_aware(datetime.combine(first, datetime.min.time()))
         end = timezone.make_aware(datetime.combine(last + timedelta(days=1), datetime.min.time()))
     else:
         key = key if key in PERIODS else "30d"
-        label = PERIODS[key]
+        label = str(PERIODS[key])
         start, end = now - timedelta(days=_PERIOD_DAYS[key]), now
         first, last = timezone.localdate(start), today
     return Period(key, label, first, last, start, end, _bucket_for((last - first).days + 1))
@@ -170,6 +183,15 @@ class Analytics:
     queue: list[QueueRow]
     queue_by: str
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def queue_by_label(self) -> str:
+        """`queue_by` in the reader's words (the API keeps the English)."""
+        if self.queue_by == "hour":
+            return str(BUCKET_LABELS["hour"])
+        return gettext("%(bucket)s (peak of the hourly samples)") % {
+            "bucket": self.period.bucket_label
+        }
 
     @property
     def queue_sampled(self) -> bool:

@@ -54,12 +54,12 @@ PACKAGE_SORTS: dict[str, tuple[Any, ...]] = {
 SORT_LABELS = {
     "-stored": gettext_lazy("Newest stored first"),
     "stored": gettext_lazy("Oldest stored first"),
-    "-size": "Largest first",
-    "size": "Smallest first",
-    "name": "Name A–Z",
-    "-name": "Name Z–A",
-    "type": "Type",
-    "status": "Status",
+    "-size": gettext_lazy("Largest first"),
+    "size": gettext_lazy("Smallest first"),
+    "name": gettext_lazy("Name A–Z"),
+    "-name": gettext_lazy("Name Z–A"),
+    "type": gettext_lazy("Type"),
+    "status": gettext_lazy("Status"),
 }
 DEFAULT_SORT = "-stored"
 _HEX_PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{3,35}$")
@@ -619,17 +619,17 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
     return [
         op(
             "fixity",
-            "Check fixity",
+            _("Check fixity"),
             operate,
             [
                 (ptype in BAG_TYPES, _("Only AIPs and AICs are bags that can be checked.")),
                 (has_file, no_file),
             ],
         ),
-        op("download", "Download", operate, [(has_file, no_file)]),
+        op("download", _("Download"), operate, [(has_file, no_file)]),
         op(
             "move",
-            "Move",
+            _("Move"),
             operate,
             [
                 (status == "UPLOADED", _("Only an uploaded package can be moved.")),
@@ -641,7 +641,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
         ),
         op(
             "reingest",
-            "Reingest",
+            _("Reingest"),
             reingest,
             [
                 (ptype in BAG_TYPES, _("Only AIPs and AICs can be reingested.")),
@@ -651,7 +651,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
         ),
         op(
             "delete",
-            "Request deletion",
+            _("Request deletion"),
             request,
             [
                 (
@@ -666,7 +666,7 @@ def package_operations(*, package: StoragePackage) -> list[PackageOperation]:
         ),
         op(
             "recover",
-            "Request recovery",
+            _("Request recovery"),
             request,
             [
                 (ptype in RECOVERABLE_TYPES, _("Only AIPs and AICs can be recovered.")),

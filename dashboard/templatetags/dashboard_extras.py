@@ -206,9 +206,3 @@ def ingest_item_state_label(state: str | None) -> SafeString:
 def term_label(term: vocabulary.Term) -> SafeString:
     """A status a view already looked up (e.g. a run's, which depends on its counts)."""
     return _badge(term)
-
-
-@register.filter
-def time_step(code: str | None) -> str:
-    """A chart's step in words: `day` -> "day" in the active language."""
-    return vocabulary.time_step(code)

@@ -195,7 +195,7 @@ def _charts(data: selectors.Analytics) -> dict[str, Any]:
             ],
             title=_("Units active and waiting"),
             desc=_("Units active and waiting for a decision, by %(step)s.")
-            % {"step": vocabulary.time_step(data.queue_by)},
+            % {"step": data.queue_by_label},
         ),
     }
 

@@ -136,7 +136,8 @@ def log_in(page, base_url: str, username: str) -> None:
     from tests.support.users import PASSWORD
 
     page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    # By the fields' ids: the form is in whatever language the browser asks for.
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(PASSWORD)
+    page.locator("form.stacked-form button[type=submit]").click()
     page.wait_for_url(f"{base_url}/")

@@ -21,9 +21,9 @@ from dashboard.models import AuditEntry, IngestItem, IngestRun, StoragePackage, 
 from dashboard.selectors import storage as storage_selectors
 from dashboard.services import storage as storage_services
 from dashboard.services import units as unit_services
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import log_in, screenshot
 from tests.support.simulator_process import SimulatorProcess
-from tests.support.users import PASSWORD, make_user
+from tests.support.users import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -58,14 +58,6 @@ def lookout(settings, live_server, monkeypatch) -> Iterator[str]:
         unit_services.jobs_refresh(pipeline=pipeline)
         assert storage_services.storage_poll().ok
         yield live_server.url
-
-
-def log_in(page, base_url: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("User name").fill("ada")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base_url}/")
 
 
 def pages_to_check() -> list[tuple[str, str]]:
@@ -166,6 +158,24 @@ def sideways(page) -> str:
     return f"{page.url}: scrolls sideways by {overflow}px" if overflow > 0 else ""
 
 
+def findings_on_every_page(context, base_url: str, label: str) -> str:
+    """axe-core and the sideways check over the login page and every page an admin reads,
+    with a screenshot of each named after `label`."""
+    page = context.new_page()
+    found: list[str] = []
+    page.goto(f"{base_url}/accounts/login/")
+    found += [describe("login", axe_violations(page)), sideways(page)]
+    screenshot(page, f"a11y-{label}-login")
+    log_in(page, base_url, "ada")
+    for name, path in pages_to_check():
+        response = page.goto(f"{base_url}{path}")
+        assert response is not None and response.ok, f"{path}: {response and response.status}"
+        page.wait_for_load_state("networkidle")
+        found += [describe(name, axe_violations(page)), sideways(page)]
+        screenshot(page, f"a11y-{label}-{name}")
+    return "\n".join(line for line in found if line)
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_it_finds_no_serious_violation_on_any_page(browser, lookout, scheme, size):
@@ -175,21 +185,25 @@ def test_it_finds_no_serious_violation_on_any_page(browser, lookout, scheme, siz
         viewport=SIZES[size], is_mobile=size == "phone", color_scheme=scheme, bypass_csp=True
     )
     context.set_default_timeout(30_000)
-    page = context.new_page()
-    found: list[str] = []
     try:
-        page.goto(f"{lookout}/accounts/login/")
-        found += [describe("login", axe_violations(page)), sideways(page)]
-        screenshot(page, f"a11y-{scheme}-{size}-login")
-        log_in(page, lookout)
-        for name, path in pages_to_check():
-            response = page.goto(f"{lookout}{path}")
-            assert response is not None and response.ok, f"{path}: {response and response.status}"
-            page.wait_for_load_state("networkidle")
-            found += [describe(name, axe_violations(page)), sideways(page)]
-            screenshot(page, f"a11y-{scheme}-{size}-{name}")
+        report = findings_on_every_page(context, lookout, f"{scheme}-{size}")
     finally:
         context.close()
 
-    report = "\n".join(line for line in found if line)
     assert not report, f"serious or critical violations ({scheme}, {size}):\n{report}"
+
+
+def test_it_finds_no_serious_violation_in_french(browser, lookout):
+    """Longer words and another `lang`: labels, names and contrast hold in French too."""
+    make_user("ada", "admin", is_staff=True, is_superuser=True)
+    context = browser.new_context(viewport=SIZES["desktop"], locale="fr-FR", bypass_csp=True)
+    context.set_default_timeout(30_000)
+    try:
+        page = context.new_page()
+        page.goto(f"{lookout}/accounts/login/")
+        assert page.evaluate("document.documentElement.lang") == "fr"
+        report = findings_on_every_page(context, lookout, "fr-desktop")
+    finally:
+        context.close()
+
+    assert not report, f"serious or critical violations in French:\n{report}"

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from dashboard.models import UserPreference
 from dashboard.services import wall_links
-from tests.browser.conftest import csp_violations, screenshot
-from tests.support.users import PASSWORD, make_user
+from tests.browser.conftest import csp_violations, log_in, screenshot
+from tests.support.users import make_user
 from tests.views import seed
 from tests.wall import seeding
 
@@ -47,14 +47,6 @@ def html_lang(page) -> str:
 def language_cookie(context) -> str | None:
     cookies = {c["name"]: c["value"] for c in context.cookies()}
     return cookies.get(settings.LANGUAGE_COOKIE_NAME)
-
-
-def log_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.locator("#id_username").fill(username)
-    page.locator("#id_password").fill(PASSWORD)
-    page.locator("form.stacked-form button[type=submit]").click()
-    page.wait_for_url(f"{base_url}/")
 
 
 def choose_language(page, code: str) -> None:
