@@ -258,3 +258,9 @@ def test_plurals():
     assert count_noun(1, "index", "indices") == "1 index"
     assert f"{count_noun(1, 'unit')} {plural(1, 'matches', 'match')}" == "1 unit matches"
     assert f"{count_noun(2, 'unit')} {plural(2, 'matches', 'match')}" == "2 units match"
+
+
+def test_an_audited_action_reads_as_words_and_an_unknown_one_as_its_code():
+    assert vocabulary.audit_action("transfer_approve") == "Transfer approved"
+    assert vocabulary.audit_action("ingest_run_retry_failed") == "Failed items retried"
+    assert vocabulary.audit_action("some_new_action") == "Some new action"

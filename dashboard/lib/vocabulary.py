@@ -538,3 +538,60 @@ def ingest_run_status(code: str | None, *, failures: int = 0) -> Term:
     if code == "finished" and failures:
         return INGEST_RUN_FINISHED_WITH_FAILURES
     return INGEST_RUN_STATUSES.get(code or "") or _unknown_term(code, _("Unknown"))
+
+
+# --------------------------------------------------------------------------- audit log
+
+# What each audited action did, in words (the audit log keeps the code).
+AUDIT_ACTIONS = {
+    "alert_channel_add": pgettext_lazy("audit action", "Alert channel added"),
+    "alert_channel_digest": pgettext_lazy("audit action", "Alert channel digest set"),
+    "alert_channel_language": pgettext_lazy("audit action", "Alert channel language set"),
+    "alert_channel_remove": pgettext_lazy("audit action", "Alert channel removed"),
+    "alert_channel_test": pgettext_lazy("audit action", "Alert channel tested"),
+    "alert_rule_add": pgettext_lazy("audit action", "Alert rule added"),
+    "alert_rule_change": pgettext_lazy("audit action", "Alert rule changed"),
+    "alert_silence": pgettext_lazy("audit action", "Alert silenced"),
+    "alert_unsilence": pgettext_lazy("audit action", "Alert silence lifted"),
+    "api_token_create": pgettext_lazy("audit action", "API token created"),
+    "api_token_revoke": pgettext_lazy("audit action", "API token revoked"),
+    "csv_validate": pgettext_lazy("audit action", "CSV validated"),
+    "decision_answer": pgettext_lazy("audit action", "Decision answered"),
+    "directory_role_grant": pgettext_lazy("audit action", "Role given by the directory"),
+    "directory_role_revoke": pgettext_lazy("audit action", "Role taken by the directory"),
+    "ingest_run_cancel": pgettext_lazy("audit action", "Ingest run cancelled"),
+    "ingest_run_create": pgettext_lazy("audit action", "Ingest run created"),
+    "ingest_run_pause": pgettext_lazy("audit action", "Ingest run paused"),
+    "ingest_run_resume": pgettext_lazy("audit action", "Ingest run resumed"),
+    "ingest_run_retry_failed": pgettext_lazy("audit action", "Failed items retried"),
+    "levels_fetch": pgettext_lazy("audit action", "Levels of description fetched"),
+    "login_locked": pgettext_lazy("audit action", "Login locked"),
+    "login_unlocked": pgettext_lazy("audit action", "Login unlocked"),
+    "metadata_files_add": pgettext_lazy("audit action", "Metadata files added"),
+    "package_deletion_request": pgettext_lazy("audit action", "Package deletion requested"),
+    "package_download": pgettext_lazy("audit action", "Package downloaded"),
+    "package_fixity_check": pgettext_lazy("audit action", "Package fixity checked"),
+    "package_move": pgettext_lazy("audit action", "Package moved"),
+    "package_recovery_request": pgettext_lazy("audit action", "Package recovery requested"),
+    "package_reingest": pgettext_lazy("audit action", "Package reingest started"),
+    "partial_reingest_approve": pgettext_lazy("audit action", "Partial reingest approved"),
+    "partial_reingest_start": pgettext_lazy("audit action", "Partial reingest started"),
+    "path_level_set": pgettext_lazy("audit action", "Level of description set"),
+    "transfer_approve": pgettext_lazy("audit action", "Transfer approved"),
+    "transfer_start": pgettext_lazy("audit action", "Transfer started"),
+    "unit_hide": pgettext_lazy("audit action", "Unit hidden"),
+    "units_hide": pgettext_lazy("audit action", "Units hidden"),
+    "units_unhide": pgettext_lazy("audit action", "Hidden units shown again"),
+    "user_roles_change": pgettext_lazy("audit action", "User roles changed"),
+    "wall_link_create": pgettext_lazy("audit action", "Wall link created"),
+    "wall_link_language": pgettext_lazy("audit action", "Wall link language set"),
+    "wall_link_revoke": pgettext_lazy("audit action", "Wall link revoked"),
+}
+
+
+def audit_action(code: str | None) -> str:
+    """An audit row's action in words; an unknown code as its words, capitalised."""
+    if code in AUDIT_ACTIONS:
+        return str(AUDIT_ACTIONS[code])
+    words = str(code or "").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]

@@ -185,9 +185,8 @@ def service_label(service: str) -> str:
 
 @register.filter
 def action_label(action: str) -> str:
-    """`package_fixity_check` -> `Package fixity check`, for the audit log."""
-    words = str(action).replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+    """`package_fixity_check` -> "Package fixity checked", in the reader's language."""
+    return vocabulary.audit_action(action)
 
 
 @register.filter

@@ -58,7 +58,7 @@ def test_it_lists_who_did_what_to_what_when_and_the_upstream_answer(operator):
         "transfer-1",
         "transfer-2",
     ]
-    assert "otto" in page and "Transfer approve" in page
+    assert "otto" in page and "Transfer approved" in page
     assert "500: Unable to start the transfer." in page
     assert "Refused" in page and "Done" in page
 
