@@ -375,6 +375,11 @@ def main() -> None:
     )
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="with the pipeline's service account: full discovery from the status lists",
+    )
+    parser.add_argument(
         "--write", action="store_true", help="write the figures into docs/benchmarks/pollers.md"
     )
     parser.add_argument(
@@ -410,6 +415,11 @@ def main() -> None:
             "LOOKOUT_POLL_CONCURRENCY": str(args.concurrency),
             "BENCH_SIMULATOR_PID": str(sim.pid),
         }
+        if args.dashboard:
+            # The simulator's own account (`demo`); the lists are read when due, as in
+            # the worker: the first cycle, then no sooner than their adaptive interval.
+            env["LOOKOUT_WORKFLOW_DASHBOARD_USER"] = "demo"
+            env["LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD"] = "demo-password"
         configure_django(env)
         from django.core.management import call_command
         from django.db import connections

@@ -119,6 +119,21 @@ class JobStep(StrEnum):
 _STEPS = {1: JobStep.AWAITING, 2: JobStep.COMPLETED, 3: JobStep.EXECUTING, 4: JobStep.FAILED}
 
 
+def _raw_step(raw: Mapping[str, Any]) -> Any:
+    step = raw.get("currentstep")
+    if isinstance(step, str) and step.strip().isdigit():
+        return int(step)
+    return step
+
+
+def _skipped_steps(steps: frozenset[JobStep] | None) -> set[int]:
+    """The `currentstep` numbers of the known steps not in `steps`; a job with an
+    unknown or missing step is still read, so it is still logged as malformed."""
+    if steps is None:
+        return set()
+    return {number for number, step in _STEPS.items() if step not in steps}
+
+
 def _created_at(value: Any) -> datetime:
     """A job's string time stamp (`"1795807416.1239790000"`, seconds since the epoch, UTC)
     as an aware datetime, exact to the microsecond (no float rounding)."""
@@ -204,14 +219,21 @@ class DashboardUnit:
         return self.jobs[0] if self.jobs else None
 
     @classmethod
-    def from_api(cls, data: Any, *, kind: UnitListKind) -> DashboardUnit:
+    def from_api(
+        cls, data: Any, *, kind: UnitListKind, steps: frozenset[JobStep] | None = None
+    ) -> DashboardUnit:
+        """`steps`: keep only the jobs at these steps (discovery needs the awaiting and
+        failed ones, a few of the ~45 a unit lists); None keeps every job."""
         data = require_mapping(data, "unit")
         raw_jobs = data.get("jobs") or []
         if not isinstance(raw_jobs, list):
             raise MalformedPayload("'jobs' is not a list")
         uuid = require_uuid(data, "uuid")
+        skipped = _skipped_steps(steps)
         jobs = []
         for index, raw in enumerate(raw_jobs):
+            if skipped and isinstance(raw, dict) and _raw_step(raw) in skipped:
+                continue
             try:
                 jobs.append(DashboardJob.from_api(raw))
             except MalformedPayload as exc:
@@ -363,8 +385,11 @@ class WorkflowDashboardClient:
 
     # --- public calls
 
-    def iter_status_list(self, kind: UnitListKind | str) -> Iterator[DashboardUnit]:
-        """Every unit of `GET /<kind>/status/`, one at a time as the answer streams in.
+    def iter_status_list(
+        self, kind: UnitListKind | str, *, steps: frozenset[JobStep] | None = None
+    ) -> Iterator[DashboardUnit]:
+        """Every unit of `GET /<kind>/status/`, one at a time as the answer streams in,
+        with its jobs at `steps` (all when None).
 
         Raises `JobServerDown` after the last unit when the service says `mcp: false`
         (it then lists none). A malformed unit is logged and skipped.
@@ -373,7 +398,7 @@ class WorkflowDashboardClient:
         path = f"/{kind.value}/status/"
         response = self._send("GET", path, timeout=self.list_timeout, stream=True)
         try:
-            yield from self._stream_units(response, kind, path)
+            yield from self._stream_units(response, kind, path, steps)
         finally:
             response.close()
 
@@ -584,7 +609,11 @@ class WorkflowDashboardClient:
     # --- streaming
 
     def _stream_units(
-        self, response: requests.Response, kind: UnitListKind, path: str
+        self,
+        response: requests.Response,
+        kind: UnitListKind,
+        path: str,
+        steps: frozenset[JobStep] | None = None,
     ) -> Iterator[DashboardUnit]:
         units: list[Any] = ijson.sendable_list()
         flags: list[Any] = ijson.sendable_list()
@@ -598,7 +627,7 @@ class WorkflowDashboardClient:
                 unit_parser.send(chunk)
                 mcp_parser.send(chunk)
                 for raw in units:
-                    yield from self._unit_or_skip(raw, kind, index, path)
+                    yield from self._unit_or_skip(raw, kind, index, path, steps)
                     index += 1
                 del units[:]
             unit_parser.close()
@@ -612,7 +641,7 @@ class WorkflowDashboardClient:
                 url=self._url(path),
             ) from None
         for raw in units:
-            yield from self._unit_or_skip(raw, kind, index, path)
+            yield from self._unit_or_skip(raw, kind, index, path, steps)
             index += 1
         if not flags or not isinstance(flags[-1], bool):
             raise self._malformed(path, response, "the list has no 'mcp' flag")
@@ -626,10 +655,10 @@ class WorkflowDashboardClient:
 
     @staticmethod
     def _unit_or_skip(
-        raw: Any, kind: UnitListKind, index: int, path: str
+        raw: Any, kind: UnitListKind, index: int, path: str, steps: frozenset[JobStep] | None
     ) -> Iterator[DashboardUnit]:
         try:
-            yield DashboardUnit.from_api(raw, kind=kind)
+            yield DashboardUnit.from_api(raw, kind=kind, steps=steps)
         except MalformedPayload as exc:
             logger.warning("%s: skipped malformed unit %d of %s: %s", SERVICE, index, path, exc)
 

@@ -29,6 +29,7 @@ from dashboard.clients.workflow_dashboard import (
     DashboardError,
     DashboardUnit,
     JobServerDown,
+    JobStep,
     SignInRefused,
     UnitListKind,
     WorkflowDashboardClient,
@@ -48,6 +49,9 @@ REFUSAL_BACKOFF_MAX = timedelta(hours=1)
 _STATE_TTL = 24 * 3600
 _IN_BATCH = 900
 NEW_UNIT_GRACE = timedelta(minutes=5)
+# A listed unit's jobs that discovery reads: its decisions and its failures; the ~40
+# others of a unit are not even turned into objects.
+DISCOVERY_STEPS = frozenset({JobStep.AWAITING, JobStep.FAILED})
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,7 @@ def _kept_waiting(slug: str) -> dict[str, ListedUnit]:
 def _read(client: WorkflowDashboardClient) -> dict[str, ListedUnit]:
     found: dict[str, ListedUnit] = {}
     for kind in (UnitListKind.TRANSFER, UnitListKind.INGEST):
-        for unit in client.iter_status_list(kind):
+        for unit in client.iter_status_list(kind, steps=DISCOVERY_STEPS):
             found[unit.uuid] = ListedUnit.from_unit(unit)
     return found
 

@@ -18,6 +18,7 @@ from dashboard.clients.base import (
     UpstreamNotFound,
     UpstreamResponseError,
     UpstreamUnavailable,
+    normalise_uuid,
     parse_timestamp,
     to_int,
     uuid_from_uri,
@@ -460,3 +461,14 @@ def test_proxy_and_ca_settings_from_the_environment_are_read_once_at_constructio
     assert client.session.trust_env is False
     assert client.session.proxies.get("http") == "http://proxy.example.org:3128"
     assert client.session.verify == "/etc/ssl/institution.pem"
+
+
+def test_a_uuid_is_returned_in_its_canonical_form_whatever_form_it_came_in():
+    canonical = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    assert normalise_uuid(canonical) == canonical
+    assert normalise_uuid(canonical.upper()) == canonical
+    assert normalise_uuid(" {" + canonical + "} ") == canonical
+    assert normalise_uuid(canonical.replace("-", "")) == canonical
+    assert normalise_uuid("0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4z") is None
+    assert normalise_uuid(canonical + "\n") == canonical
+    assert normalise_uuid(None) is None

@@ -330,3 +330,23 @@ def test_the_client_has_explicit_timeouts(mocked, client, store):
 def test_mocked_http_only(mocked):
     # The mock is strict: nothing here reaches a network.
     assert isinstance(mocked, responses.RequestsMock)
+
+
+def test_a_list_read_for_some_steps_keeps_only_those_jobs(mocked, client, store, caplog):
+    store.save(SessionCookies("s", "c"))
+    jobs = [
+        job(1, "Approve standard transfer", "Approve transfer"),
+        job(2, "Assign file UUIDs", "Assign file UUIDs"),
+        job(3, "Scan for viruses", "Scan for viruses"),
+        job(4, "Check transfer directory", "Verify transfer compliance"),
+        job(9, "A step nobody knows", "Unknown"),
+    ]
+    add_list(mocked, body=status_list([unit(jobs)]))
+    steps = frozenset({JobStep.AWAITING, JobStep.FAILED})
+    with caplog.at_level(logging.WARNING):
+        (found,) = client.iter_status_list("transfer", steps=steps)
+    assert [j.step for j in found.jobs] == [JobStep.AWAITING, JobStep.FAILED]
+    assert found.awaiting_jobs[0].name == "Approve standard transfer"
+    assert found.failed_job.name == "Check transfer directory"
+    # A job at a step it does not know is still read, so still reported as malformed.
+    assert "unknown job step 9" in caplog.text
