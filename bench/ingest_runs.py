@@ -27,6 +27,14 @@ Measured:
 - upstream: the simulator's record of starts (`/_simulator/starts/`): none twice;
 - never more than the cap in flight on a pipeline.
 
+The full size (10,000 items, some 17 hours to drain) is measured over a time box:
+`--max-minutes 15` stops it while thousands are still queued. The targets are defined
+"while items are queued", so such a window of the whole backlog is the honest measure
+(the report says `time_boxed`); the first cycle, which lists the folder and queues every
+item once, is shown apart (`first`, `p95_after_first`).
+
+    .venv/bin/python bench/ingest_runs.py --items 10000 --max-minutes 15
+
 Targets (issue: Performance): slot use >= 95 %, scheduling <= 50 ms CPU per cycle, RSS
 <= 250 MB, run page and API p95 <= 100 ms.
 """
@@ -123,8 +131,9 @@ class Reads:
                 assert answer.status_code == 200, (url, answer.status_code)
             if self.has_page:
                 started = time.perf_counter()
-                self.page.get(self.page_url)
+                answer = self.page.get(self.page_url)
                 self.page_ms.append((time.perf_counter() - started) * 1000)
+                assert answer.status_code == 200, (self.page_url, answer.status_code)
 
 
 def create_run(sim: Any, args: argparse.Namespace) -> int:
@@ -227,7 +236,10 @@ def drive(sim: Any, args: argparse.Namespace, run_id: int) -> dict[str, Any]:
             "median": round(statistics.median(cycle_cpu_ms), 2),
             "p95": round(p95(cycle_cpu_ms), 2),
             "max": round(max(cycle_cpu_ms), 2),
+            # Without the first: the cost a cycle has while the backlog waits.
+            "p95_after_first": round(p95(cycle_cpu_ms[1:]), 2) if len(cycle_cpu_ms) > 1 else None,
         },
+        "time_boxed": not finished,
         "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "api_p95_ms": round(p95(reads.api_ms), 1),
         "api_reads": len(reads.api_ms),

@@ -147,18 +147,28 @@ def _same_address(remote_name: str, pipeline_url: str) -> bool:
     return remote.port == (ours.port or (443 if ours.scheme == "https" else 80))
 
 
-def processing_locations_full(*, pipeline_url: str) -> list[str]:
-    """The currently-processing locations of a pipeline at or over the critical capacity
-    threshold, as labels. The storage service names pipelines by UUID and address
-    (`remote_name`), not by Lookout's slug: a pipeline whose address matches is
-    taken; when none matches, every currently-processing location counts (with one
-    pipeline, or pipelines sharing their processing location, that is the same)."""
-    matching = {
-        row.uuid
-        for row in storage_selectors.pipeline_list()
-        if row.remote_name and _same_address(row.remote_name, pipeline_url)
-    }
+def processing_locations_full(*, pipeline_urls: list[str]) -> dict[str, list[str]]:
+    """By pipeline address, its currently-processing locations at or over the critical
+    capacity threshold, as labels; the storage mirror is read once for all of them. The
+    storage service names pipelines by UUID and address (`remote_name`), not by Lookout's
+    slug: a pipeline whose address matches is taken; when none matches, every
+    currently-processing location counts (with one pipeline, or pipelines sharing their
+    processing location, that is the same)."""
+    storage_pipelines = storage_selectors.pipeline_list()
     locations = storage_selectors.location_list(purpose="CP")
-    if matching:
-        locations = [row for row in locations if matching & set(row.pipeline_uuids)]
-    return [row.label for row in locations if row.enabled and row.usage.level == "critical"]
+    full: dict[str, list[str]] = {}
+    for pipeline_url in pipeline_urls:
+        matching = {
+            row.uuid
+            for row in storage_pipelines
+            if row.remote_name and _same_address(row.remote_name, pipeline_url)
+        }
+        mine = (
+            [row for row in locations if matching & set(row.pipeline_uuids)]
+            if matching
+            else locations
+        )
+        full[pipeline_url] = [
+            row.label for row in mine if row.enabled and row.usage.level == "critical"
+        ]
+    return full

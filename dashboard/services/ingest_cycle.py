@@ -72,6 +72,17 @@ HIDE_TRIES_FOR = timedelta(hours=1)
 AIP_LOOKUPS_PER_CYCLE = 50
 LIVE_STATUSES = ("PROCESSING", "USER_INPUT")
 ITEM_BATCH = 500
+# What following an item in flight reads of it (`_follow`, `_recover`).
+FOLLOWED_FIELDS = (
+    "run_id",
+    "state",
+    "pipeline",
+    "name",
+    "transfer_uuid",
+    "sip_uuid",
+    "started_at",
+    "reason",
+)
 
 
 @dataclass
@@ -280,7 +291,9 @@ def _recover(item: IngestItem, now: datetime) -> str:
 
 
 def follow_in_flight(*, now: datetime, summary: CycleSummary) -> None:
-    in_flight = list(IngestItem.objects.filter(state__in=IN_FLIGHT_STATES).order_by("id"))
+    in_flight = list(
+        IngestItem.objects.filter(state__in=IN_FLIGHT_STATES).only(*FOLLOWED_FIELDS).order_by("id")
+    )
     lookups = [AIP_LOOKUPS_PER_CYCLE]
     for start in range(0, len(in_flight), ITEM_BATCH):
         batch = in_flight[start : start + ITEM_BATCH]
@@ -458,8 +471,11 @@ def _blocked_pipelines(slugs: set[str], now: datetime) -> dict[str, str]:
     """Why each of these pipelines receives nothing now (absent: it may receive)."""
     blocked: dict[str, str] = {}
     health = {h.service: h for h in freshness.service_health_list(now=now)}
-    for slug in slugs:
-        pipeline = pipeline_get(slug)
+    pipelines = {slug: pipeline_get(slug) for slug in slugs}
+    full_by_url = ingest_selectors.processing_locations_full(
+        pipeline_urls=[pipeline.url for pipeline in pipelines.values() if pipeline is not None]
+    )
+    for slug, pipeline in pipelines.items():
         if pipeline is None:
             blocked[slug] = _("The pipeline is no longer configured.")
             continue
@@ -470,7 +486,7 @@ def _blocked_pipelines(slugs: set[str], now: datetime) -> dict[str, str]:
                 "nothing starts there until it answers again."
             ) % {"seconds": int(service.age_seconds) if service.age_seconds is not None else "—"}
             continue
-        full = ingest_selectors.processing_locations_full(pipeline_url=pipeline.url)
+        full = full_by_url.get(pipeline.url)
         if full:
             blocked[slug] = _(
                 "Its currently-processing location %(location)s is over the capacity threshold."
@@ -498,6 +514,16 @@ def _live_loads(slugs: set[str]) -> Counter[str]:
     for slug, n in starting:
         loads[slug] += int(n or 0)
     return loads
+
+
+def _run_in_flight(run: IngestRun, slugs: list[str]) -> dict[str, int]:
+    """The run's items in flight per pipeline, in one aggregate query."""
+    return dict(
+        IngestItem.objects.filter(run=run, pipeline__in=slugs, state__in=IN_FLIGHT_STATES)
+        .values_list("pipeline")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
 
 
 def _claim(run: IngestRun, slug: str, now: datetime) -> IngestItem | None:
@@ -614,12 +640,7 @@ def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str
     )
     if not slugs or not ready.exists():
         return {}
-    busy = dict(
-        IngestItem.objects.filter(run=run, pipeline__in=slugs, state__in=IN_FLIGHT_STATES)
-        .values_list("pipeline")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
+    busy = _run_in_flight(run, slugs)
     message = _("All %(cap)d slots are in use; the next item starts when one frees up.")
     return {
         slug: message % {"cap": run.max_in_flight}
@@ -645,6 +666,11 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
             }
         else:
             open_slugs.append(slug)
+    if open_slugs:
+        # A pipeline with every slot taken needs no claim (and no locked transaction);
+        # the claim counts again under the lock, so this only saves work.
+        busy = _run_in_flight(run, open_slugs)
+        open_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
     started = 0
     while open_slugs:
         slug = min(open_slugs, key=lambda s: (loads[s], run.pipelines.index(s)))
