@@ -74,7 +74,7 @@ def _audit(*, key: str, action: str, user: User, token: ApiToken, now: datetime)
         action=action,
         target_kind=TARGET_KIND,
         target=token.prefix,
-        target_label=f"API token “{token.name}” of {token.user.get_username()}"[:255],
+        target_label=f"“{token.name}” ({token.user.get_username()})"[:255],
         parameters={"name": token.name, "owner": token.user.get_username()},
         requested_at=now,
         finished_at=now,

@@ -164,7 +164,7 @@ def levels_refetch(
         idempotency_key=idempotency_key,
         target_kind="pipeline",
         target=pipeline,
-        target_label=f"levels of description of {pipeline}",
+        target_label=pipeline,
         pipeline=pipeline,
         call=call,
     )

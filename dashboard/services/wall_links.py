@@ -127,7 +127,7 @@ def _audit(
         action=action,
         target_kind="wall_link",
         target=link.name,
-        target_label=f"Wall link {link.name}",
+        target_label=link.name,
         parameters=parameters or {},
         requested_at=now,
         finished_at=now,

@@ -146,9 +146,11 @@ class Catalog:
     def english(self, text: str) -> str | None:
         """The English message `text` is, when its translation reads otherwise."""
         # A form's label ends in the language's suffix (" :" in French).
-        translated = self.exact.get(text) or self.exact.get(text.rstrip(" :\u00a0"))
-        if translated is not None and translated != text:
-            return f"msgid {text!r}"
+        for message in dict.fromkeys((text, text.rstrip(" :\u00a0"))):
+            translated = self.exact.get(message)
+            if translated is not None:
+                # The same word in both languages ("Mode", "Type") is not English left.
+                return f"msgid {message!r}" if translated != message else None
         for pattern, translated in self.patterns:
             if pattern.match(text) and not re.match(pattern.pattern, translated):
                 return f"msgid pattern {pattern.pattern!r}"
