@@ -106,37 +106,40 @@ class LookoutCollector(Collector):
             yield used
             yield capacity
 
-        alerts = GaugeMetricFamily(
+        yield _gauge(
             "lookout_alerts_open",
             "Open, unsilenced alerts that were announced, by rule kind",
-            labels=["kind"],
+            ["kind"],
+            {(kind,): count for kind, count in sorted(s.alerts_open.items())},
         )
-        for kind, count in sorted(s.alerts_open.items()):
-            alerts.add_metric([kind], count)
-        yield alerts
-        baseline = GaugeMetricFamily(
+        yield _gauge(
             "lookout_alerts_baseline_open",
             "Open alerts already there when Lookout first looked (never announced)",
-            labels=["kind"],
+            ["kind"],
+            {(kind,): count for kind, count in sorted(s.alerts_baseline_open.items())},
         )
-        for kind, count in sorted(s.alerts_baseline_open.items()):
-            baseline.add_metric([kind], count)
-        yield baseline
-
-        items = GaugeMetricFamily(
-            "lookout_ingest_items", "Items of each ingest run by state", labels=["run", "state"]
+        yield _gauge(
+            "lookout_ingest_items",
+            "Items of each ingest run by state",
+            ["run", "state"],
+            {(str(run), state): count for (run, state), count in sorted(s.ingest_items.items())},
         )
-        for (run, state), count in sorted(s.ingest_items.items()):
-            items.add_metric([str(run), state], count)
-        yield items
-        in_flight = GaugeMetricFamily(
+        yield _gauge(
             "lookout_ingest_in_flight",
             "Ingest items starting, processing or waiting, by pipeline",
-            labels=["pipeline"],
+            ["pipeline"],
+            {(pipeline,): count for pipeline, count in sorted(s.ingest_in_flight.items())},
         )
-        for pipeline, count in sorted(s.ingest_in_flight.items()):
-            in_flight.add_metric([pipeline], count)
-        yield in_flight
+
+
+def _gauge(
+    name: str, documentation: str, labels: list[str], values: dict[tuple[str, ...], int]
+) -> GaugeMetricFamily:
+    """A gauge family with one sample per label values, in the order given."""
+    family = GaugeMetricFamily(name, documentation, labels=labels)
+    for key, count in values.items():
+        family.add_metric(list(key), count)
+    return family
 
 
 def _refused(status: int) -> HttpResponse:
