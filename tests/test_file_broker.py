@@ -52,8 +52,9 @@ def test_a_message_is_written_whole_under_its_final_name(folders):
 
 def test_a_half_written_message_is_set_aside_and_the_next_one_is_read(folders, caplog):
     queue_folder = Path(folders["data_folder_in"])
-    # What a producer killed mid-write leaves with Kombu's own transport; it sorts first.
-    (queue_folder / "1_dead.work.msg").write_bytes(b'{"body": "eyJ0YXNr')
+    # What a producer killed mid-write leaves with Kombu's own transport; "0." sorts before
+    # any message named by its time, whatever the clock says.
+    (queue_folder / "0.work.msg").write_bytes(b'{"body": "eyJ0YXNr')
     # A write under way (or cut short) now: never read.
     (queue_folder / "2_partial.work.msg.partial").write_bytes(b'{"bo')
     with _connection(folders) as connection:
@@ -65,6 +66,6 @@ def test_a_half_written_message_is_set_aside_and_the_next_one_is_read(folders, c
 
     assert message.payload == {"task": "after the crash"}
     broken = queue_folder.parent / BROKEN_FOLDER
-    assert [path.name for path in broken.iterdir()] == ["1_dead.work.msg"]
-    assert "1_dead.work.msg could not be read" in caplog.text
+    assert [path.name for path in broken.iterdir()] == ["0.work.msg"]
+    assert "0.work.msg could not be read" in caplog.text
     assert (queue_folder / "2_partial.work.msg.partial").exists()
