@@ -10,8 +10,8 @@ average; 1,000 units answer about 12 MB, 10,000 about 120 MB), its clock frozen,
 dashboard account `demo`. Lookout's database is a scratch SQLite file (or PostgreSQL with
 `--database postgres` and DATABASE_URL).
 
-Measured, in a fresh child process standing in for the worker (its peak RSS is read from
-`ru_maxrss`): one `workflow_poll` with every source read (`poll --once`: both status
+Measured, in a fresh child process standing in for the worker (its peak RSS is its own
+high-water mark, `VmHWM`): one `workflow_poll` with every source read (`poll --once`: both status
 lists, the public lists), which learns every unit, then `--runs` more such cycles, the
 steady state. Per cycle: CPU of the whole process (`time.process_time`), CPU of the
 thread that reads and parses the lists (`time.thread_time`), wall time, upstream
@@ -38,7 +38,6 @@ import argparse
 import json
 import logging
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -54,6 +53,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.memory import peak_rss_mb  # noqa: E402
 from bench.poll_cycle import configure_django, scratch_database  # noqa: E402
 
 CYCLE_STEP = timedelta(minutes=10)
@@ -184,7 +184,7 @@ def measure(args: argparse.Namespace) -> None:
     print("first cycle done", file=sys.stderr, flush=True)
     for run in range(1, args.runs + 1):
         results["cycles"].append(cycle(start + CYCLE_STEP * run))
-    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    results["peak_rss_mb"] = peak_rss_mb()
     results["units_in_db"] = Unit.objects.filter(pipeline=pipeline.slug).count()
     if args.upstream_minutes:
         results["schedule"] = run_schedule(args.upstream_minutes, cycle, log, lists)

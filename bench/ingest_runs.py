@@ -22,7 +22,7 @@ Measured:
   sampled from the database after each cycle;
 - Lookout's scheduling work: CPU time of this process in `ingest_cycle` per cycle (the
   HTTP starts it sends included, the polls not);
-- the process's peak RSS (`ru_maxrss`): it does what the worker does, plus the API reads;
+- the process's peak RSS (`VmHWM`): it does what the worker does, plus the API reads;
 - the API (and page) answer times: p95 over every read;
 - upstream: the simulator's record of starts (`/_simulator/starts/`): none twice;
 - never more than the cap in flight on a pipeline.
@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import sys
 import tempfile
@@ -56,6 +55,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.memory import peak_rss_mb  # noqa: E402
 
 TARGETS = {"slot_use": 0.95, "cycle_cpu_ms": 50.0, "rss_mb": 250.0, "read_p95_ms": 100.0}
 SAMPLE_PLANS = 1000
@@ -240,7 +241,7 @@ def drive(sim: Any, args: argparse.Namespace, run_id: int) -> dict[str, Any]:
             "p95_after_first": round(p95(cycle_cpu_ms[1:]), 2) if len(cycle_cpu_ms) > 1 else None,
         },
         "time_boxed": not finished,
-        "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rss_mb": round(peak_rss_mb(), 1),
         "api_p95_ms": round(p95(reads.api_ms), 1),
         "api_reads": len(reads.api_ms),
         "page_p95_ms": round(p95(reads.page_ms), 1) if reads.has_page else None,

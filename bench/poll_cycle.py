@@ -18,7 +18,7 @@ the units stay active and a cycle does the steady-state work: discovery (4 list
 requests), one status request per unit with `LOOKOUT_POLL_CONCURRENCY` in flight, and
 the writes. Per cycle: wall time, CPU time of Lookout and of the simulator, upstream
 requests, database queries (`CaptureQueriesContext`) and RSS growth; per process, its
-peak RSS (`ru_maxrss`). `--max-load` waits for a quieter machine before each process.
+peak RSS (`VmHWM`). `--max-load` waits for a quieter machine before each process.
 
 Targets at 20 ms latency and 32 in flight: 1,000 units in at most 0.8 s (the latency
 bound is 1000 / 32 x 20 ms = 0.625 s); 10,000 in at most 8 s with the worker's RSS at
@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import signal
 import statistics
 import subprocess
@@ -48,6 +47,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.memory import peak_rss_mb, rss_mb  # noqa: E402
 
 # The simulator's clock is moved on this far after the transfers are queued: every one
 # has started its first job by then (they queue for 3-21 s); a few in a thousand fail in
@@ -196,11 +197,6 @@ def _seed_history(slug: str, count: int, batch: int, now: datetime) -> None:
 # --- the measured child process ------------------------------------------------
 
 
-def rss_mb() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
 def process_cpu_seconds(pid: str) -> float:
     """User and system CPU time of another process so far (its threads included)."""
     with open(f"/proc/{pid}/stat") as stat:
@@ -267,7 +263,7 @@ def measure(args: argparse.Namespace) -> None:
     results = {"first": cycle(start), "cycles": []}
     for run in range(1, args.runs + 1):
         results["cycles"].append(cycle(start + CYCLE_STEP * run))
-    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    results["peak_rss_mb"] = peak_rss_mb()
     results["rss_mb"] = rss_mb()
     units = Unit.objects.filter(pipeline=pipeline.slug)
     results["active_after"] = units.exclude(status__in=FINAL_STATUSES).count()

@@ -22,6 +22,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.memory import peak_rss_mb  # noqa: E402
 from tests.support.dashboard_session import signed_in  # noqa: E402
 from tests.support.simulator_process import SimulatorProcess  # noqa: E402
 
@@ -72,14 +73,6 @@ def main() -> None:
                     times.append((time.perf_counter() - t0) * 1000)
                     response.raise_for_status()
                 print(f"| `{path}` | {statistics.median(times):.0f} | {max(times):.0f} |")
-
-
-def peak_rss_mb(pid: int | None) -> float:
-    """The process's peak resident memory (VmHWM), in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def bench_status_lists(units: int, packages: int, runs: int) -> None:
