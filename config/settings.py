@@ -244,7 +244,8 @@ LOOKOUT_WORKFLOW_POLL_INTERVAL = env_int("LOOKOUT_WORKFLOW_POLL_INTERVAL", 10, m
 LOOKOUT_STORAGE_POLL_INTERVAL = env_int("LOOKOUT_STORAGE_POLL_INTERVAL", 60, minimum=5)
 LOOKOUT_JOBS_POLL_INTERVAL = env_int("LOOKOUT_JOBS_POLL_INTERVAL", 15, minimum=1)
 # With a dashboard account: the status lists are read at most this often (seconds), and
-# never sooner than 10 x their last answer time (they cost the service CPU per unit x job).
+# never sooner than 10 x their last answer time (they cost the service CPU per unit x job),
+# nor than 40 % of one dashboard tab's reads allows (docs/service-account.md).
 LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL = env_int("LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL", 30, minimum=1)
 # The public completed lists, when the status lists already discover every unit.
 LOOKOUT_DASHBOARD_COMPLETED_INTERVAL = env_int(

@@ -19,3 +19,22 @@ def refused_error(pipeline_name: str) -> str:
 
 def is_refusal(error: str) -> bool:
     return error.startswith(REFUSED)
+
+
+# The lists' interval. They cost the service CPU per unit x job, so Lookout waits at
+# least this many times their last answer time...
+ANSWER_TIME_FACTOR = 10
+# ...and costs at most this share of one open tab of the service's own dashboard, which
+# reads the transfer list again this long after each answer. Lookout reads two lists of
+# about that size (transfers and SIPs) where the tab reads one.
+TAB_PAUSE_SECONDS = 10
+TAB_SHARE = 0.4
+
+
+def list_interval_seconds(*, answered_in: float, minimum: float) -> float:
+    """Seconds until the status lists are read again, after both answered in
+    `answered_in` seconds: never under `minimum`, 10 x the answer time, nor so often
+    that Lookout's reads outweigh 40 % of what one browser tab of the dashboard reads."""
+    per_list = answered_in / 2
+    tab_budget = 2 * (per_list + TAB_PAUSE_SECONDS) / TAB_SHARE
+    return max(float(minimum), ANSWER_TIME_FACTOR * answered_in, tab_budget)

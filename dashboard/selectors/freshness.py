@@ -36,7 +36,10 @@ def _interval_for(service: str, poll: ServicePoll | None = None) -> int:
     if service.startswith(dashboard_source.PREFIX):
         # The lists' interval adapts to their answer time (services.dashboard_discovery).
         answered_in = (poll.last_duration_ms or 0) / 1000 if poll is not None else 0
-        return max(settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL, int(10 * answered_in) + 1)
+        seconds = dashboard_source.list_interval_seconds(
+            answered_in=answered_in, minimum=settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL
+        )
+        return int(seconds) + 1
     return settings.LOOKOUT_WORKFLOW_POLL_INTERVAL
 
 

@@ -2,11 +2,12 @@
 workflow poll, on their own adaptive schedule, and what a refusal or an outage records.
 
 The lists cost the service CPU per unit x job (4 CPU-seconds at a thousand transfers), so
-they are read at most every `LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL` seconds and never
-sooner than 10 x their last answer time. A refused sign-in backs off exponentially (the
-state is in the cache, per pipeline) and is recorded on the source's freshness row,
-`dashboard:<slug>`, where /healthz, the overview and the alerts read it; the API polling
-goes on regardless. `mcp: false` is an outage of this source only: nothing is concluded
+they are read at most every `LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL` seconds, never sooner
+than 10 x their last answer time, and never so often that they cost more than 40 % of
+one open tab of the service's own dashboard (`lib.dashboard_source.list_interval_seconds`).
+A refused sign-in backs off exponentially (the state is in the cache, per pipeline) and
+is recorded on the source's freshness row, `dashboard:<slug>`, where /healthz, the
+overview and the alerts read it; the API polling goes on regardless. `mcp: false` is an outage of this source only: nothing is concluded
 from the empty lists.
 
 Between two reads the units the lists showed waiting are kept in the cache, so the
@@ -35,7 +36,11 @@ from dashboard.clients.workflow_dashboard import (
     WorkflowDashboardClient,
     get_workflow_dashboard_client,
 )
-from dashboard.lib.dashboard_source import dashboard_service, refused_error
+from dashboard.lib.dashboard_source import (
+    dashboard_service,
+    list_interval_seconds,
+    refused_error,
+)
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.models import PENDING, UNKNOWN, Unit
@@ -43,8 +48,6 @@ from dashboard.services.freshness import service_poll_record
 
 log = logging.getLogger(__name__)
 
-# The lists are read no sooner than this many times their last answer time.
-ANSWER_TIME_FACTOR = 10
 REFUSAL_BACKOFF_MAX = timedelta(hours=1)
 _STATE_TTL = 24 * 3600
 _IN_BATCH = 900
@@ -203,7 +206,9 @@ def dashboard_lists_read(
         )
         return DashboardListing(units=_kept_waiting(slug), requests=2)
     elapsed = time.monotonic() - started
-    interval = max(min_interval, timedelta(seconds=ANSWER_TIME_FACTOR * elapsed))
+    interval = timedelta(
+        seconds=list_interval_seconds(answered_in=elapsed, minimum=min_interval.total_seconds())
+    )
     cache.set(_state_key(slug), {"refusals": 0, "next_at": now + interval, "ok": True}, _STATE_TTL)
     waiting = {uuid: unit for uuid, unit in found.items() if unit.waiting}
     # Kept until a little after the next read is due; a lost value only costs waits

@@ -369,3 +369,22 @@ def test_poll_once_reads_the_status_lists_whatever_their_interval(settings, sim)
     call_command("poll", "--once", stdout=StringIO())
 
     assert ServicePoll.objects.get(service="dashboard:default").attempt_count == 2
+
+
+def test_the_next_read_of_the_status_lists_waits_for_the_interval_their_answer_time_gives(
+    settings, sim
+):
+    from dashboard.lib.dashboard_source import list_interval_seconds
+
+    with_account(settings, sim)
+    now = timezone.now()
+    poll(now=now, every_source=False)
+    answered_in = ServicePoll.objects.get(service="dashboard:default").last_duration_ms / 1000
+    interval = list_interval_seconds(
+        answered_in=answered_in, minimum=settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL
+    )
+    (pipeline,) = pipeline_list()
+
+    assert interval > settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL
+    assert not dashboard_lists_due(pipeline=pipeline, now=now + timedelta(seconds=interval - 1))
+    assert dashboard_lists_due(pipeline=pipeline, now=now + timedelta(seconds=interval + 1))
