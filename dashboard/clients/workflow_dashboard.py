@@ -36,7 +36,6 @@ from enum import StrEnum
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import ijson
 import requests
 
 from dashboard.clients.base import (
@@ -53,6 +52,7 @@ from dashboard.clients.base import (
     require_mapping,
     require_uuid,
 )
+from dashboard.clients.json_stream import MalformedJSON, iter_array_items
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.redaction import redact
 
@@ -615,24 +615,14 @@ class WorkflowDashboardClient:
         path: str,
         steps: frozenset[JobStep] | None = None,
     ) -> Iterator[DashboardUnit]:
-        units: list[Any] = ijson.sendable_list()
-        flags: list[Any] = ijson.sendable_list()
-        # Two C parsers over the same chunks: one builds the units one at a time, the
-        # other only notes `mcp`; neither holds more than a unit and a chunk.
-        unit_parser = ijson.items_coro(units, "objects.item", use_float=True)
-        mcp_parser = ijson.items_coro(flags, "mcp")
-        index = 0
+        # One C decode per unit as its bytes arrive (`clients.json_stream`): the memory
+        # held is a unit and a chunk, whatever the size of the list.
+        others: dict[str, Any] = {}
         try:
-            for chunk in response.iter_content(CHUNK_BYTES):
-                unit_parser.send(chunk)
-                mcp_parser.send(chunk)
-                for raw in units:
-                    yield from self._unit_or_skip(raw, kind, index, path, steps)
-                    index += 1
-                del units[:]
-            unit_parser.close()
-            mcp_parser.close()
-        except ijson.JSONError as exc:
+            units = iter_array_items(response.iter_content(CHUNK_BYTES), "objects", others=others)
+            for index, raw in enumerate(units):
+                yield from self._unit_or_skip(raw, kind, index, path, steps)
+        except MalformedJSON as exc:
             raise self._malformed(path, response, f"the list is not valid JSON ({exc})") from None
         except (requests.RequestException, OSError) as exc:
             raise DashboardUnavailable(
@@ -640,12 +630,10 @@ class WorkflowDashboardClient:
                 service=SERVICE,
                 url=self._url(path),
             ) from None
-        for raw in units:
-            yield from self._unit_or_skip(raw, kind, index, path, steps)
-            index += 1
-        if not flags or not isinstance(flags[-1], bool):
+        flag = others.get("mcp")
+        if not isinstance(flag, bool):
             raise self._malformed(path, response, "the list has no 'mcp' flag")
-        if flags[-1] is False:
+        if flag is False:
             raise JobServerDown(
                 f"{SERVICE}: the job server is not answering (GET {path} said mcp: false)",
                 service=SERVICE,

@@ -7,8 +7,8 @@ than 10 x their last answer time, and never so often that they cost more than 40
 one open tab of the service's own dashboard (`lib.dashboard_source.list_interval_seconds`).
 A refused sign-in backs off exponentially (the state is in the cache, per pipeline) and
 is recorded on the source's freshness row, `dashboard:<slug>`, where /healthz, the
-overview and the alerts read it; the API polling goes on regardless. `mcp: false` is an outage of this source only: nothing is concluded
-from the empty lists.
+overview and the alerts read it; the API polling goes on regardless. `mcp: false` is an
+outage of this source only: nothing is concluded from the empty lists.
 
 Between two reads the units the lists showed waiting are kept in the cache, so the
 cycles in between keep their waits (the public lists know only some of them).
