@@ -16,7 +16,9 @@ A worker killed between the two leaves the item `starting` without a UUID: no cy
 starts it again; it is matched to its transfer by name, or after
 `LOOKOUT_INGEST_LOST_START_SECONDS` marked failed for the operator to check. The claim
 locks the run's row (`select_for_update`; SQLite's immediate transactions serialise it)
-and counts the run's items in flight on the pipeline, so no two workers pass the cap.
+and counts the run's items in flight on each pipeline, so no two workers pass the cap;
+it takes the items for every free slot of the run at once (a constant number of
+queries), and they are started one by one after it commits.
 See docs/ingest-runs.md.
 """
 
@@ -526,40 +528,59 @@ def _run_in_flight(run: IngestRun, slugs: list[str]) -> dict[str, int]:
     )
 
 
-def _claim(run: IngestRun, slug: str, now: datetime) -> IngestItem | None:
-    """Take the next queued item for `slug`, within the cap, in a committed transaction."""
+def _claim(
+    run: IngestRun, open_slugs: list[str], loads: Counter[str], now: datetime
+) -> list[IngestItem]:
+    """Take the next queued items due for every free slot of these pipelines, within
+    the cap, in one committed transaction; each goes to the pipeline with the fewest
+    units in flight (`loads`, counted up here), ties by the run's pipeline order.
+    The claimed items, in number order."""
     with transaction.atomic():
         locked = (
             IngestRun.objects.select_for_update()
             .filter(pk=run.pk, status=RunStatus.RUNNING)
+            .only("max_in_flight")
             .first()
         )
         if locked is None:
-            return None
-        in_flight = IngestItem.objects.filter(
-            run=run, pipeline=slug, state__in=IN_FLIGHT_STATES
-        ).count()
-        if in_flight >= locked.max_in_flight:
-            return None
-        item = (
+            return []
+        # Counted under the lock: no other worker claims for this run meanwhile.
+        busy = _run_in_flight(run, open_slugs)
+        free = {
+            slug: locked.max_in_flight - busy.get(slug, 0)
+            for slug in open_slugs
+            if busy.get(slug, 0) < locked.max_in_flight
+        }
+        if not free:
+            return []
+        due = list(
             IngestItem.objects.filter(run=run, state=State.QUEUED)
             .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
             .order_by("number", "id")
-            .first()
+            .values_list("pk", flat=True)[: sum(free.values())]
         )
-        if item is None:
-            return None
-        claimed = IngestItem.objects.filter(pk=item.pk, state=State.QUEUED).update(
-            state=State.STARTING,
-            pipeline=slug,
-            attempts=F("attempts") + 1,
-            started_at=Coalesce("started_at", now),
-            retry_at=None,
+        if not due:
+            return []
+        chosen: dict[str, list[int]] = {}
+        for pk in due:
+            slug = min(free, key=lambda s: (loads[s], run.pipelines.index(s)))
+            chosen.setdefault(slug, []).append(pk)
+            loads[slug] += 1
+            free[slug] -= 1
+            if not free[slug]:
+                del free[slug]
+        for slug, pks in chosen.items():
+            IngestItem.objects.filter(pk__in=pks, state=State.QUEUED).update(
+                state=State.STARTING,
+                pipeline=slug,
+                attempts=F("attempts") + 1,
+                started_at=Coalesce("started_at", now),
+                retry_at=None,
+            )
+        # Only the rows this claim moved (the guard above skips one moved meanwhile).
+        return list(
+            IngestItem.objects.filter(pk__in=due, state=State.STARTING).order_by("number", "id")
         )
-        if not claimed:
-            return None
-    item.refresh_from_db()
-    return item
 
 
 def _not_started(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
@@ -633,14 +654,22 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
     return "started"
 
 
-def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str, str]:
-    """Of these pipelines, those whose slots are all taken while items wait to start."""
+def _full_pipelines(
+    run: IngestRun, slugs: list[str], now: datetime, busy: dict[str, int] | None = None
+) -> dict[str, str]:
+    """Of these pipelines, those whose slots are all taken while items wait to start
+    (`busy`: the run's items in flight on them, when counted already)."""
+    if not slugs:
+        return {}
+    if busy is None:
+        busy = _run_in_flight(run, slugs)
+    if all(busy.get(slug, 0) < run.max_in_flight for slug in slugs):
+        return {}
     ready = IngestItem.objects.filter(run=run, state=State.QUEUED).filter(
         Q(retry_at__isnull=True) | Q(retry_at__lte=now)
     )
-    if not slugs or not ready.exists():
+    if not ready.exists():
         return {}
-    busy = _run_in_flight(run, slugs)
     message = _("All %(cap)d slots are in use; the next item starts when one frees up.")
     return {
         slug: message % {"cap": run.max_in_flight}
@@ -666,27 +695,20 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
             }
         else:
             open_slugs.append(slug)
-    if open_slugs:
-        # A pipeline with every slot taken needs no claim (and no locked transaction);
-        # the claim counts again under the lock, so this only saves work.
-        busy = _run_in_flight(run, open_slugs)
-        open_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
-    started = 0
-    while open_slugs:
-        slug = min(open_slugs, key=lambda s: (loads[s], run.pipelines.index(s)))
-        item = _claim(run, slug, now)
-        if item is None:
-            open_slugs.remove(slug)
-            continue
-        pipeline = pipeline_get(slug)
+    # A pipeline with every slot taken needs no claim (and no locked transaction); the
+    # claim counts again under the lock, so this only saves work.
+    busy = _run_in_flight(run, open_slugs) if open_slugs else {}
+    free_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
+    claimed = _claim(run, free_slugs, loads, now) if free_slugs else []
+    for item in claimed:
+        pipeline = pipeline_get(item.pipeline)
         assert pipeline is not None  # an unconfigured pipeline is blocked above
         _start(run, item, pipeline, now)
-        loads[slug] += 1
-        started += 1
-    waits.update(_full_pipelines(run, [s for s in run.pipelines if s not in waits], now))
+    # Nothing claimed: the count above still holds, no need to count again.
+    waits.update(_full_pipelines(run, open_slugs, now, None if claimed else busy))
     if waits != (run.waits or {}):
         IngestRun.objects.filter(pk=run.pk).update(waits=waits)
-    return started
+    return len(claimed)
 
 
 def _end_runs(now: datetime, summary: CycleSummary) -> None:

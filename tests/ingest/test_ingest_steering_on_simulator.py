@@ -4,6 +4,7 @@ start answers and refused starts, each against the simulator over real sockets."
 from __future__ import annotations
 
 import time
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -189,8 +190,8 @@ def _start_without_recording(sim, item: IngestItem, slug: str, *, really: bool) 
     """What a worker killed between the upstream start and its write leaves: the item
     claimed (`starting`, no UUID), the transfer started upstream (or not)."""
     run = item.run
-    claimed = ingest_cycle._claim(run, slug, timezone.now())
-    assert claimed is not None and claimed.pk == item.pk
+    claimed = ingest_cycle._claim(run, [slug], Counter(), timezone.now())
+    assert [claimed_item.pk for claimed_item in claimed] == [item.pk]
     if really:
         pipeline = pipeline_get(slug)
         transfer_start_upstream(
