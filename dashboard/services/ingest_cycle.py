@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.storage import StorageError, StorageNotFound, get_storage_client
-from dashboard.clients.workflow import WorkflowError, get_workflow_client
+from dashboard.clients.workflow import WorkflowClient, WorkflowError, get_workflow_client
 from dashboard.lib import ingest_names, page_cache
 from dashboard.lib.pipelines import PipelineConfig, pipeline_get
 from dashboard.models import (
@@ -99,6 +99,25 @@ class CycleSummary:
         if not self.counts:
             return "ingest: nothing to do"
         return "ingest: " + ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+
+
+class WorkflowClients:
+    """One workflow client per pipeline for a cycle: its starts and hides reuse the
+    client's kept-alive connection instead of a new session and handshake each."""
+
+    def __init__(self) -> None:
+        self._by_slug: dict[str, WorkflowClient] = {}
+
+    def get(self, pipeline: PipelineConfig) -> WorkflowClient:
+        client = self._by_slug.get(pipeline.slug)
+        if client is None:
+            client = self._by_slug[pipeline.slug] = get_workflow_client(pipeline.client_config())
+        return client
+
+    def close(self) -> None:
+        for client in self._by_slug.values():
+            client.session.close()
+        self._by_slug.clear()
 
 
 def lost_start_seconds() -> int:
@@ -307,9 +326,12 @@ def follow_in_flight(*, now: datetime, summary: CycleSummary) -> None:
                 summary.add(_recover(item, now))
 
 
-def hide_stored(*, now: datetime, summary: CycleSummary) -> None:
+def hide_stored(
+    *, now: datetime, summary: CycleSummary, clients: WorkflowClients | None = None
+) -> None:
     """Hide the transfer and SIP of stored items whose run asks for it; the service
     answers 409 while a unit is not finished there: tried again next cycle."""
+    clients = clients or WorkflowClients()
     items = IngestItem.objects.filter(
         state=State.STORED,
         hidden_upstream=False,
@@ -320,7 +342,7 @@ def hide_stored(*, now: datetime, summary: CycleSummary) -> None:
         pipeline = pipeline_get(item.pipeline)
         if pipeline is None:
             continue
-        client = get_workflow_client(pipeline.client_config())
+        client = clients.get(pipeline)
         try:
             hid_transfer = item.transfer_uuid is None or client.hide_transfer(item.transfer_uuid)
             hid_sip = item.sip_uuid is None or client.hide_ingest(item.sip_uuid)
@@ -620,7 +642,13 @@ def _start_error(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
     return _fail(item, now, reason, "refused")
 
 
-def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: datetime) -> str:
+def _start(
+    run: IngestRun,
+    item: IngestItem,
+    pipeline: PipelineConfig,
+    now: datetime,
+    clients: WorkflowClients,
+) -> str:
     """Start one claimed item; its UUID is written as soon as the service gives it."""
     if item.attempts > 1:
         # A retry after a start that seemed not to go through: check it did not.
@@ -638,7 +666,7 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
         auto_approve=run.auto_approve,
     )
     try:
-        answer = transfer_start_upstream(get_workflow_client(pipeline.client_config()), request)
+        answer = transfer_start_upstream(clients.get(pipeline), request)
     except UpstreamError as exc:
         log.warning("ingest item %s on %s: %s", item.pk, pipeline.slug, exc)
         return _start_error(item, exc, now)
@@ -678,8 +706,15 @@ def _full_pipelines(
     }
 
 
-def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: datetime) -> int:
+def _route(
+    run: IngestRun,
+    blocked: dict[str, str],
+    loads: Counter[str],
+    now: datetime,
+    clients: WorkflowClients | None = None,
+) -> int:
     """Fill the run's free slots; returns how many items were started."""
+    clients = clients or WorkflowClients()
     waits: dict[str, str] = {}
     open_slugs: list[str] = []
     for slug in run.pipelines:
@@ -703,7 +738,7 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
     for item in claimed:
         pipeline = pipeline_get(item.pipeline)
         assert pipeline is not None  # an unconfigured pipeline is blocked above
-        _start(run, item, pipeline, now)
+        _start(run, item, pipeline, now, clients)
     # Nothing claimed: the count above still holds, no need to count again.
     waits.update(_full_pipelines(run, open_slugs, now, None if claimed else busy))
     if waits != (run.waits or {}):
@@ -734,20 +769,24 @@ def ingest_cycle(*, now: datetime | None = None) -> CycleSummary:
     """One scheduling cycle over every run (see the module docstring)."""
     now = now or timezone.now()
     summary = CycleSummary()
-    follow_in_flight(now=now, summary=summary)
-    hide_stored(now=now, summary=summary)
-    active = list(IngestRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)))
-    if active:
-        IngestRun.objects.filter(pk__in=[r.pk for r in active], status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, started_at=now
-        )
-        slugs = {slug for run in active for slug in run.pipelines}
-        blocked = _blocked_pipelines(slugs, now)
-        loads = _live_loads(slugs)
-        for run in active:
-            run.status = RunStatus.RUNNING
-            if run.scanned_at is None or run.watch:
-                ingest_scan(run=run, now=now, summary=summary)
-            summary.add("started", _route(run, blocked, loads, now))
-    _end_runs(now, summary)
+    clients = WorkflowClients()
+    try:
+        follow_in_flight(now=now, summary=summary)
+        hide_stored(now=now, summary=summary, clients=clients)
+        active = list(IngestRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)))
+        if active:
+            IngestRun.objects.filter(pk__in=[r.pk for r in active], status=RunStatus.QUEUED).update(
+                status=RunStatus.RUNNING, started_at=now
+            )
+            slugs = {slug for run in active for slug in run.pipelines}
+            blocked = _blocked_pipelines(slugs, now)
+            loads = _live_loads(slugs)
+            for run in active:
+                run.status = RunStatus.RUNNING
+                if run.scanned_at is None or run.watch:
+                    ingest_scan(run=run, now=now, summary=summary)
+                summary.add("started", _route(run, blocked, loads, now, clients))
+        _end_runs(now, summary)
+    finally:
+        clients.close()
     return summary

@@ -38,7 +38,7 @@ def started(monkeypatch) -> list[tuple[str, str]]:
     """The starts a cycle makes, recorded instead of sent."""
     calls: list[tuple[str, str]] = []
 
-    def start(run, item, pipeline, now):
+    def start(run, item, pipeline, now, clients):
         calls.append((pipeline.slug, item.name))
         return "started"
 

@@ -42,6 +42,27 @@ def _steer(action, user, run):
     return action(user=user, run=run, idempotency_key=idempotency_key_new())
 
 
+def test_the_starts_of_one_cycle_share_one_workflow_client_per_pipeline(
+    sim, operator, driver, monkeypatch
+):
+    built: list[str] = []
+    real = ingest_cycle.get_workflow_client
+
+    def counted(config):
+        built.append(config["slug"])
+        return real(config)
+
+    monkeypatch.setattr(ingest_cycle, "get_workflow_client", counted)
+    sim.add_items(b"batch", 6)
+    create_run(operator, sim, max_in_flight=3)
+
+    driver.cycle()
+
+    assert _starts(sim) == 6
+    assert sorted(built) == ["p1", "p2"]
+    assert IngestItem.objects.filter(state=S.PROCESSING).count() == 6
+
+
 def test_a_paused_run_starts_nothing_until_resumed(sim, operator, driver):
     sim.add_items(b"batch", 8)
     run = create_run(operator, sim, max_in_flight=1)
