@@ -447,7 +447,13 @@ def _settled(run: IngestRun, new: list[Child], now: datetime) -> list[Child]:
     return ready
 
 
-def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> str:
+def _skip_reason(
+    run: IngestRun,
+    child: Child,
+    name: str,
+    taken: set[str],
+    existing: ingest_selectors.ExistingNames,
+) -> str:
     refusal = ingest_names.name_refusal(child.raw_name, name)
     if refusal:
         return refusal
@@ -455,9 +461,9 @@ def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> st
         return _("Another item of this run has the same name.")
     if not run.skip_existing:
         return ""
-    if StoragePackage.objects.filter(name=name, package_type="AIP").exists():
+    if name in existing.stored_aips:
         return _("An AIP named %(name)s is already stored.") % {"name": name}
-    if Unit.objects.filter(name=name, kind="transfer").exists():
+    if name in existing.transfers:
         return _("A transfer named %(name)s is already known to Lookout.") % {"name": name}
     return ""
 
@@ -465,13 +471,19 @@ def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> st
 def _queue(run: IngestRun, children: list[Child], now: datetime) -> tuple[int, int]:
     """Add items for these children (numbered in order); (queued, skipped)."""
     taken = set(IngestItem.objects.filter(run=run).values_list("name", flat=True))
+    names = [ingest_names.transfer_name(child.raw_name)[:255] for child in children]
+    # Read for every name at once, before the run's lock is taken.
+    existing = (
+        ingest_selectors.existing_names(set(names))
+        if run.skip_existing
+        else ingest_selectors.ExistingNames(stored_aips=set(), transfers=set())
+    )
     with transaction.atomic():
         locked = IngestRun.objects.select_for_update().get(pk=run.pk)
         number = locked.next_number
         items = []
-        for child in children:
-            name = ingest_names.transfer_name(child.raw_name)[:255]
-            reason = _skip_reason(run, child, name, taken)
+        for child, name in zip(children, names, strict=True):
+            reason = _skip_reason(run, child, name, taken, existing)
             taken.add(name)
             items.append(
                 IngestItem(

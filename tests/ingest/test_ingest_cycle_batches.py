@@ -1,5 +1,5 @@
 """The scheduler reads in batches what it used to read per item: the package mirror for
-every completed SIP of a batch."""
+every completed SIP of a batch, and the names that exist already for every new item."""
 
 from __future__ import annotations
 
@@ -85,3 +85,61 @@ def test_the_mirror_is_read_once_for_a_batch_however_many_sips_completed(monkeyp
 
     assert len(many) == len(few)
     assert sum("dashboard_storagepackage" in q["sql"] for q in many.captured_queries) == 1
+
+
+def _queue_names(run: IngestRun, names: list[str]) -> dict[str, str]:
+    children = [ingest_cycle.Child(name.encode(), name.encode(), "1:1") for name in names]
+    ingest_cycle._queue(run, children, timezone.now())
+    return dict(IngestItem.objects.filter(run=run).values_list("name", "reason"))
+
+
+def test_names_already_stored_or_known_as_transfers_are_skipped_among_many():
+    now = timezone.now()
+    # More names than one `IN` may hold on SQLite, with hits in the first and last chunk.
+    names = [f"item-{n:04}" for n in range(1, 2001)]
+    for n in (1, 1999):
+        StoragePackage.objects.create(
+            uuid=_uuid("d", n), name=f"item-{n:04}", package_type="AIP", status="UPLOADED",
+            first_seen_at=now, seen_at=now,
+        )  # fmt: skip
+    for n in (2, 2000):
+        Unit.objects.create(
+            pipeline="east", uuid=_uuid("e", n), kind="transfer", name=f"item-{n:04}",
+            status="COMPLETE", first_seen_at=now, updated_at=now,
+        )  # fmt: skip
+    # Same names but not an AIP, and not a transfer: not a reason to skip.
+    StoragePackage.objects.create(
+        uuid=_uuid("f", 3), name="item-0003", package_type="DIP", status="UPLOADED",
+        first_seen_at=now, seen_at=now,
+    )  # fmt: skip
+    Unit.objects.create(
+        pipeline="east", uuid=_uuid("f", 4), kind="ingest", name="item-0004",
+        status="COMPLETE", first_seen_at=now, updated_at=now,
+    )  # fmt: skip
+
+    with CaptureQueriesContext(connection) as queries:
+        reasons = _queue_names(_run(skip_existing=True, scanned_at=None), names)
+
+    assert {name: reason for name, reason in reasons.items() if reason} == {
+        "item-0001": "An AIP named item-0001 is already stored.",
+        "item-1999": "An AIP named item-1999 is already stored.",
+        "item-0002": "A transfer named item-0002 is already known to Lookout.",
+        "item-2000": "A transfer named item-2000 is already known to Lookout.",
+    }
+    assert IngestItem.objects.filter(state=S.SKIPPED).count() == 4
+    # Two look-ups per 900 names (the bound SQLite puts on an `IN`), not two per name.
+    tables = ('FROM "dashboard_storagepackage"', 'FROM "dashboard_unit"')
+    lookups = [q for q in queries.captured_queries if any(t in q["sql"] for t in tables)]
+    assert len(lookups) == 2 * 3
+
+
+def test_existing_names_are_queued_when_the_run_does_not_skip_them():
+    now = timezone.now()
+    StoragePackage.objects.create(
+        uuid=_uuid("d", 1), name="item-0001", package_type="AIP", status="UPLOADED",
+        first_seen_at=now, seen_at=now,
+    )  # fmt: skip
+
+    reasons = _queue_names(_run(skip_existing=False), ["item-0001", "item-0002"])
+
+    assert reasons == {"item-0001": "", "item-0002": ""}
