@@ -190,23 +190,27 @@ def package_sync_state_load() -> PackageSyncState:
     return PackageSyncState(**values)
 
 
-def _summary() -> dict[str, Any]:
+def _summary(summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`summary` when the caller read it already (its row is one JSON blob: read it
+    once for several lists), else the last storage poll's."""
+    if summary is not None:
+        return summary
     return storage_summary() or {}
 
 
-def pipeline_list() -> list[PipelineRow]:
+def pipeline_list(*, summary: dict[str, Any] | None = None) -> list[PipelineRow]:
     return [
         PipelineRow(
             uuid=p["uuid"],
             description=p.get("description") or "",
             remote_name=p.get("remote_name") or "",
         )
-        for p in _summary().get("pipelines", [])
+        for p in _summary(summary).get("pipelines", [])
     ]
 
 
-def _pipeline_labels() -> dict[str, str]:
-    return {p.uuid: p.label for p in pipeline_list()}
+def _pipeline_labels(summary: dict[str, Any] | None = None) -> dict[str, str]:
+    return {p.uuid: p.label for p in pipeline_list(summary=summary)}
 
 
 def pipeline_label(uuid: str) -> str:
@@ -259,9 +263,10 @@ def location_list(
     purpose: str | None = None,
     pipeline: str | None = None,
     space: str | None = None,
+    summary: dict[str, Any] | None = None,
 ) -> list[LocationRow]:
-    labels = _pipeline_labels()
-    rows = [_location_row(data, labels) for data in _summary().get("locations", [])]
+    labels = _pipeline_labels(summary)
+    rows = [_location_row(data, labels) for data in _summary(summary).get("locations", [])]
     if purpose:
         rows = [row for row in rows if row.purpose == purpose]
     if pipeline:

@@ -1,5 +1,6 @@
-"""The scheduler reads in batches what it used to read per item: the package mirror for
-every completed SIP of a batch, and the names that exist already for every new item."""
+"""The scheduler reads in batches what it used to read per item (or several times a
+cycle): the package mirror for every completed SIP of a batch, the names that exist
+already for every new item, the storage summary once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dashboard.models import IngestItem, IngestRun, StoragePackage, Unit
+from dashboard.models import IngestItem, IngestRun, StoragePackage, StorageSummary, Unit
+from dashboard.selectors import ingest as ingest_selectors
 from dashboard.services import ingest_cycle
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +145,32 @@ def test_existing_names_are_queued_when_the_run_does_not_skip_them():
     reasons = _queue_names(_run(skip_existing=False), ["item-0001", "item-0002"])
 
     assert reasons == {"item-0001": "", "item-0002": ""}
+
+
+def test_a_pipeline_whose_processing_location_is_full_is_found_from_one_read_of_the_summary():
+    def location(n: int, pipeline: str, used: int) -> dict[str, object]:
+        return {
+            "uuid": _uuid("c", n), "purpose": "CP", "description": f"cp-{n}", "enabled": True,
+            "used": used, "quota": 100, "pipeline_uuids": [pipeline],
+        }  # fmt: skip
+
+    east, west = _uuid("e", 1), _uuid("e", 2)
+    StorageSummary.objects.create(
+        pk=1,
+        fetched_at=timezone.now(),
+        data={
+            "pipelines": [
+                {"uuid": east, "description": "East", "remote_name": "east.example.org"},
+                {"uuid": west, "description": "West", "remote_name": "west.example.org"},
+            ],
+            "locations": [location(1, east, 99), location(2, west, 10)],
+        },
+    )
+
+    with CaptureQueriesContext(connection) as queries:
+        full = ingest_selectors.processing_locations_full(
+            pipeline_urls=["https://east.example.org", "https://west.example.org"]
+        )
+
+    assert full == {"https://east.example.org": ["cp-1"], "https://west.example.org": []}
+    assert len(queries) == 1
