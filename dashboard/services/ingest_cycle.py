@@ -92,7 +92,8 @@ class CycleSummary:
     counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, what: str, n: int = 1) -> None:
-        if n:
+        # "" is what a step returns when nothing happened to its item.
+        if what and n:
             self.counts[what] += n
 
     def line(self) -> str:
@@ -817,10 +818,13 @@ def ingest_cycle(*, now: datetime | None = None) -> CycleSummary:
         follow_in_flight(now=now, summary=summary)
         hide_stored(now=now, summary=summary, clients=clients)
         active = list(IngestRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)))
-        if active:
-            IngestRun.objects.filter(pk__in=[r.pk for r in active], status=RunStatus.QUEUED).update(
+        # A run created since the last cycle starts now (most cycles have none).
+        queued = [run.pk for run in active if run.status == RunStatus.QUEUED]
+        if queued:
+            IngestRun.objects.filter(pk__in=queued, status=RunStatus.QUEUED).update(
                 status=RunStatus.RUNNING, started_at=now
             )
+        if active:
             slugs = {slug for run in active for slug in run.pipelines}
             blocked = _blocked_pipelines(slugs, now)
             loads = _live_loads(slugs)

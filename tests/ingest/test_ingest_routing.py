@@ -195,3 +195,12 @@ def test_claiming_many_items_costs_as_many_queries_as_claiming_one(two_pipelines
         return len(queries)
 
     assert queries_to_claim(1) == queries_to_claim(5) == queries_to_claim(25)
+
+
+def test_the_cycle_summary_counts_only_what_happened():
+    summary = ingest_cycle.CycleSummary()
+    summary.add("")  # an item followed with nothing new
+    assert summary.line() == "ingest: nothing to do"
+    summary.add("started", 2)
+    summary.add("stored")
+    assert summary.line() == "ingest: 2 started, 1 stored"
