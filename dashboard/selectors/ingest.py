@@ -187,9 +187,7 @@ def processing_locations_full(*, pipeline_urls: list[str]) -> dict[str, list[str
     slug: a pipeline whose address matches is taken; when none matches, every
     currently-processing location counts (with one pipeline, or pipelines sharing their
     processing location, that is the same)."""
-    summary = storage_selectors.storage_summary() or {}
-    storage_pipelines = storage_selectors.pipeline_list(summary=summary)
-    locations = storage_selectors.location_list(purpose="CP", summary=summary)
+    storage_pipelines, locations = storage_selectors.pipelines_and_locations(purpose="CP")
     full: dict[str, list[str]] = {}
     for pipeline_url in pipeline_urls:
         matching = {

@@ -263,10 +263,27 @@ def location_list(
     purpose: str | None = None,
     pipeline: str | None = None,
     space: str | None = None,
-    summary: dict[str, Any] | None = None,
+) -> list[LocationRow]:
+    return _location_list(_summary(), purpose=purpose, pipeline=pipeline, space=space)
+
+
+def pipelines_and_locations(
+    *, purpose: str | None = None
+) -> tuple[list[PipelineRow], list[LocationRow]]:
+    """The pipelines and the locations (of `purpose`) from one read of the summary."""
+    summary = _summary()
+    return pipeline_list(summary=summary), _location_list(summary, purpose=purpose)
+
+
+def _location_list(
+    summary: dict[str, Any],
+    *,
+    purpose: str | None = None,
+    pipeline: str | None = None,
+    space: str | None = None,
 ) -> list[LocationRow]:
     labels = _pipeline_labels(summary)
-    rows = [_location_row(data, labels) for data in _summary(summary).get("locations", [])]
+    rows = [_location_row(data, labels) for data in summary.get("locations", [])]
     if purpose:
         rows = [row for row in rows if row.purpose == purpose]
     if pipeline:
