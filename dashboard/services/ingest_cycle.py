@@ -595,12 +595,16 @@ def _run_in_flight(run: IngestRun, slugs: list[str]) -> dict[str, int]:
 
 
 def _claim(
-    run: IngestRun, open_slugs: list[str], loads: Counter[str], now: datetime
+    run: IngestRun, open_slugs: list[str], loads: Counter[str], now: datetime, *, most: int = 1
 ) -> list[IngestItem]:
-    """Take the next queued items due for every free slot of these pipelines, within
-    the cap, in one committed transaction; each goes to the pipeline with the fewest
-    units in flight (`loads`, counted up here), ties by the run's pipeline order.
-    The claimed items, in number order."""
+    """Take the next queued items due (at most `most`) for the free slots of these
+    pipelines, within the cap, in one committed transaction; each goes to the pipeline
+    with the fewest units in flight (`loads`, counted up here), ties by the run's
+    pipeline order. The claimed items, in number order.
+
+    The scheduler claims one item right before its start: a worker killed after a
+    claim then strands at most that one item (matched by name, or failed in time),
+    never the other free slots it would have claimed with it."""
     with transaction.atomic():
         locked = (
             IngestRun.objects.select_for_update()
@@ -623,7 +627,7 @@ def _claim(
             IngestItem.objects.filter(run=run, state=State.QUEUED)
             .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
             .order_by("number", "id")
-            .values_list("pk", flat=True)[: sum(free.values())]
+            .values_list("pk", flat=True)[: min(most, sum(free.values()))]
         )
         if not due:
             return []
@@ -778,16 +782,21 @@ def _route(
     # claim counts again under the lock, so this only saves work.
     busy = _run_in_flight(run, open_slugs) if open_slugs else {}
     free_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
-    claimed = _claim(run, free_slugs, loads, now) if free_slugs else []
-    for item in claimed:
-        pipeline = pipeline_get(item.pipeline)
-        assert pipeline is not None  # an unconfigured pipeline is blocked above
-        _start(run, item, pipeline, now, clients)
+    started = 0
+    while free_slugs:
+        claimed = _claim(run, free_slugs, loads, now)
+        if not claimed:
+            break
+        for item in claimed:
+            pipeline = pipeline_get(item.pipeline)
+            assert pipeline is not None  # an unconfigured pipeline is blocked above
+            _start(run, item, pipeline, now, clients)
+            started += 1
     # Nothing claimed: the count above still holds, no need to count again.
-    waits.update(_full_pipelines(run, open_slugs, now, None if claimed else busy))
+    waits.update(_full_pipelines(run, open_slugs, now, None if started else busy))
     if waits != (run.waits or {}):
         IngestRun.objects.filter(pk=run.pk).update(waits=waits)
-    return len(claimed)
+    return started
 
 
 def _end_runs(now: datetime, summary: CycleSummary) -> None:

@@ -131,7 +131,7 @@ def test_a_claim_of_several_slots_at_once_never_passes_the_cap(two_pipelines):
     # One item of the run already in flight on east: two slots left there.
     IngestItem.objects.filter(number=10).update(state=S.PROCESSING, pipeline="east")
 
-    claimed = ingest_cycle._claim(run, ["east", "west"], Counter(), timezone.now())
+    claimed = ingest_cycle._claim(run, ["east", "west"], Counter(), timezone.now(), most=99)
 
     assert Counter(item.pipeline for item in claimed) == {"east": 2, "west": 3}
     for slug in ("east", "west"):
@@ -145,7 +145,7 @@ def test_a_claim_gives_each_item_in_order_to_the_least_loaded_pipeline(two_pipel
     run = _run(8, max_in_flight=3)
 
     claimed = ingest_cycle._claim(
-        run, ["east", "west"], Counter({"east": 2, "west": 0}), timezone.now()
+        run, ["east", "west"], Counter({"east": 2, "west": 0}), timezone.now(), most=99
     )
 
     # West until as loaded as east, a tie goes to the first in the run's order (east),
@@ -161,9 +161,9 @@ def test_two_claims_in_a_row_never_claim_an_item_twice(two_pipelines):
     run = _run(6, max_in_flight=2)
     now = timezone.now()
 
-    first = ingest_cycle._claim(run, ["east"], Counter(), now)
-    second = ingest_cycle._claim(run, ["east", "west"], Counter(), now)
-    third = ingest_cycle._claim(run, ["east", "west"], Counter(), now)
+    first = ingest_cycle._claim(run, ["east"], Counter(), now, most=99)
+    second = ingest_cycle._claim(run, ["east", "west"], Counter(), now, most=2)
+    third = ingest_cycle._claim(run, ["east", "west"], Counter(), now, most=99)
 
     assert [item.name for item in first] == ["i1", "i2"]
     assert [item.name for item in second] == ["i3", "i4"]
@@ -190,11 +190,31 @@ def test_claiming_many_items_costs_as_many_queries_as_claiming_one(two_pipelines
         IngestRun.objects.all().delete()
         run = _run(2 * n_per_pipeline, max_in_flight=n_per_pipeline)
         with CaptureQueriesContext(connection) as queries:
-            claimed = ingest_cycle._claim(run, ["east", "west"], Counter(), timezone.now())
+            claimed = ingest_cycle._claim(run, ["east", "west"], Counter(), timezone.now(), most=99)
         assert len(claimed) == 2 * n_per_pipeline
         return len(queries)
 
     assert queries_to_claim(1) == queries_to_claim(5) == queries_to_claim(25)
+
+
+def test_the_scheduler_claims_each_item_right_before_its_start(two_pipelines, monkeypatch):
+    # A worker killed after a claim strands only the item it was about to start.
+    run = _run(6, max_in_flight=2)
+    seen: list[list[str]] = []
+
+    def start(run, item, pipeline, now, clients):
+        seen.append(
+            sorted(IngestItem.objects.filter(state=S.STARTING).values_list("name", flat=True))
+        )
+        IngestItem.objects.filter(pk=item.pk).update(state=S.PROCESSING)
+        return "started"
+
+    monkeypatch.setattr(ingest_cycle, "_start", start)
+
+    started = ingest_cycle._route(run, {}, Counter(), timezone.now())
+
+    assert started == 4
+    assert seen == [["i1"], ["i2"], ["i3"], ["i4"]]
 
 
 def test_the_cycle_summary_counts_only_what_happened():
