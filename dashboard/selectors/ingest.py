@@ -16,11 +16,15 @@ from dashboard.models import (
     DailyThroughput,
     IngestItem,
     IngestRun,
+    StoragePackage,
+    Unit,
 )
 from dashboard.selectors import storage as storage_selectors
 
 # The throughput the ETA reads: AIPs stored per day over this many past days.
 THROUGHPUT_DAYS = 7
+# Names per `IN (...)` list: under the 999 bound parameters older SQLite builds allow.
+IN_BATCH = 900
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,35 @@ class RunSummary:
     @property
     def percent_done(self) -> int:
         return round(100 * self.done / self.items_total) if self.items_total else 0
+
+
+@dataclass(frozen=True)
+class ExistingNames:
+    stored_aips: set[str]  # names of AIPs in the package mirror
+    transfers: set[str]  # names of transfers Lookout knows
+
+
+def existing_names(names: set[str]) -> ExistingNames:
+    """Of these names, those that exist already as a stored AIP or a known transfer (a
+    run's "skip existing"): two queries per IN_BATCH names, not two per name."""
+    ordered = sorted(names)
+    stored: set[str] = set()
+    transfers: set[str] = set()
+    for start in range(0, len(ordered), IN_BATCH):
+        chunk = ordered[start : start + IN_BATCH]
+        stored.update(
+            StoragePackage.objects.filter(name__in=chunk, package_type="AIP")
+            .order_by()
+            .values_list("name", flat=True)
+            .distinct()
+        )
+        transfers.update(
+            Unit.objects.filter(name__in=chunk, kind="transfer")
+            .order_by()
+            .values_list("name", flat=True)
+            .distinct()
+        )
+    return ExistingNames(stored_aips=stored, transfers=transfers)
 
 
 def ingest_run_list() -> QuerySet[IngestRun]:
@@ -154,8 +187,7 @@ def processing_locations_full(*, pipeline_urls: list[str]) -> dict[str, list[str
     slug: a pipeline whose address matches is taken; when none matches, every
     currently-processing location counts (with one pipeline, or pipelines sharing their
     processing location, that is the same)."""
-    storage_pipelines = storage_selectors.pipeline_list()
-    locations = storage_selectors.location_list(purpose="CP")
+    storage_pipelines, locations = storage_selectors.pipelines_and_locations(purpose="CP")
     full: dict[str, list[str]] = {}
     for pipeline_url in pipeline_urls:
         matching = {

@@ -190,23 +190,27 @@ def package_sync_state_load() -> PackageSyncState:
     return PackageSyncState(**values)
 
 
-def _summary() -> dict[str, Any]:
+def _summary(summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`summary` when the caller read it already (its row is one JSON blob: read it
+    once for several lists), else the last storage poll's."""
+    if summary is not None:
+        return summary
     return storage_summary() or {}
 
 
-def pipeline_list() -> list[PipelineRow]:
+def pipeline_list(*, summary: dict[str, Any] | None = None) -> list[PipelineRow]:
     return [
         PipelineRow(
             uuid=p["uuid"],
             description=p.get("description") or "",
             remote_name=p.get("remote_name") or "",
         )
-        for p in _summary().get("pipelines", [])
+        for p in _summary(summary).get("pipelines", [])
     ]
 
 
-def _pipeline_labels() -> dict[str, str]:
-    return {p.uuid: p.label for p in pipeline_list()}
+def _pipeline_labels(summary: dict[str, Any] | None = None) -> dict[str, str]:
+    return {p.uuid: p.label for p in pipeline_list(summary=summary)}
 
 
 def pipeline_label(uuid: str) -> str:
@@ -260,8 +264,26 @@ def location_list(
     pipeline: str | None = None,
     space: str | None = None,
 ) -> list[LocationRow]:
-    labels = _pipeline_labels()
-    rows = [_location_row(data, labels) for data in _summary().get("locations", [])]
+    return _location_list(_summary(), purpose=purpose, pipeline=pipeline, space=space)
+
+
+def pipelines_and_locations(
+    *, purpose: str | None = None
+) -> tuple[list[PipelineRow], list[LocationRow]]:
+    """The pipelines and the locations (of `purpose`) from one read of the summary."""
+    summary = _summary()
+    return pipeline_list(summary=summary), _location_list(summary, purpose=purpose)
+
+
+def _location_list(
+    summary: dict[str, Any],
+    *,
+    purpose: str | None = None,
+    pipeline: str | None = None,
+    space: str | None = None,
+) -> list[LocationRow]:
+    labels = _pipeline_labels(summary)
+    rows = [_location_row(data, labels) for data in summary.get("locations", [])]
     if purpose:
         rows = [row for row in rows if row.purpose == purpose]
     if pipeline:

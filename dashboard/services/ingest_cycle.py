@@ -16,7 +16,9 @@ A worker killed between the two leaves the item `starting` without a UUID: no cy
 starts it again; it is matched to its transfer by name, or after
 `LOOKOUT_INGEST_LOST_START_SECONDS` marked failed for the operator to check. The claim
 locks the run's row (`select_for_update`; SQLite's immediate transactions serialise it)
-and counts the run's items in flight on the pipeline, so no two workers pass the cap.
+and counts the run's items in flight on each pipeline, so no two workers pass the cap;
+it takes the items for every free slot of the run at once (a constant number of
+queries), and they are started one by one after it commits.
 See docs/ingest-runs.md.
 """
 
@@ -37,7 +39,7 @@ from django.utils.translation import gettext as _
 
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.storage import StorageError, StorageNotFound, get_storage_client
-from dashboard.clients.workflow import WorkflowError, get_workflow_client
+from dashboard.clients.workflow import WorkflowClient, WorkflowError, get_workflow_client
 from dashboard.lib import ingest_names, page_cache
 from dashboard.lib.pipelines import PipelineConfig, pipeline_get
 from dashboard.models import (
@@ -90,13 +92,33 @@ class CycleSummary:
     counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, what: str, n: int = 1) -> None:
-        if n:
+        # "" is what a step returns when nothing happened to its item.
+        if what and n:
             self.counts[what] += n
 
     def line(self) -> str:
         if not self.counts:
             return "ingest: nothing to do"
         return "ingest: " + ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+
+
+class WorkflowClients:
+    """One workflow client per pipeline for a cycle: its starts and hides reuse the
+    client's kept-alive connection instead of a new session and handshake each."""
+
+    def __init__(self) -> None:
+        self._by_slug: dict[str, WorkflowClient] = {}
+
+    def get(self, pipeline: PipelineConfig) -> WorkflowClient:
+        client = self._by_slug.get(pipeline.slug)
+        if client is None:
+            client = self._by_slug[pipeline.slug] = get_workflow_client(pipeline.client_config())
+        return client
+
+    def close(self) -> None:
+        for client in self._by_slug.values():
+            client.session.close()
+        self._by_slug.clear()
 
 
 def lost_start_seconds() -> int:
@@ -156,10 +178,34 @@ def _failed_values(unit: Unit, what: str, now: datetime) -> dict[str, object]:
     }
 
 
-def _aip(sip_uuid: str, lookups: list[int]) -> tuple[str, str] | None:
+def _mirrored_aips(items: list[IngestItem], units: dict[str, Unit]) -> dict[str, StoragePackage]:
+    """The package mirror's AIPs of these items' completed SIPs, by UUID: one query for
+    a batch instead of one per SIP (the SIP is found as `_follow` finds it)."""
+    sips = set()
+    for item in items:
+        transfer = units.get(item.transfer_uuid or "")
+        if transfer is None:
+            continue
+        sip = units.get(transfer.sip_uuid or item.sip_uuid or "")
+        if sip is not None and sip.status == "COMPLETE":
+            sips.add(sip.uuid)
+    if not sips:
+        return {}
+    packages = (
+        StoragePackage.objects.filter(uuid__in=sips, package_type="AIP")
+        .only("uuid", "status", "current_location_uuid")
+        .order_by()
+    )
+    return {package.uuid: package for package in packages}
+
+
+def _aip(
+    sip_uuid: str, mirrored: dict[str, StoragePackage], lookups: list[int]
+) -> tuple[str, str] | None:
     """(AIP UUID, location UUID) once the AIP of a SIP is stored: from the package
-    mirror, or asked of the storage service while the mirror has not caught up."""
-    package = StoragePackage.objects.filter(uuid=sip_uuid, package_type="AIP").first()
+    mirror (`mirrored`, read for the batch), or asked of the storage service while the
+    mirror has not caught up."""
+    package = mirrored.get(sip_uuid)
     if package is not None and package.status in ("UPLOADED", "VERIFIED"):
         return package.uuid, package.current_location_uuid
     if lookups[0] <= 0:
@@ -177,7 +223,13 @@ def _aip(sip_uuid: str, lookups: list[int]) -> tuple[str, str] | None:
     return None
 
 
-def _follow(item: IngestItem, units: dict[str, Unit], lookups: list[int], now: datetime) -> str:
+def _follow(
+    item: IngestItem,
+    units: dict[str, Unit],
+    mirrored: dict[str, StoragePackage],
+    lookups: list[int],
+    now: datetime,
+) -> str:
     """Move one item along its units; what happened, for the summary ("" for nothing)."""
     transfer = units.get(item.transfer_uuid or "")
     if transfer is None:
@@ -203,7 +255,7 @@ def _follow(item: IngestItem, units: dict[str, Unit], lookups: list[int], now: d
                 values = _failed_values(sip, "ingest", now)
                 return "failed" if _finish(item, now, sip_uuid=sip_uuid, **values) else ""
             if sip.status == "COMPLETE":
-                aip = _aip(sip_uuid, lookups)
+                aip = _aip(sip_uuid, mirrored, lookups)
                 if aip is not None:
                     done = _finish(
                         item,
@@ -298,16 +350,20 @@ def follow_in_flight(*, now: datetime, summary: CycleSummary) -> None:
     for start in range(0, len(in_flight), ITEM_BATCH):
         batch = in_flight[start : start + ITEM_BATCH]
         units = _units_of(batch)
+        mirrored = _mirrored_aips(batch, units)
         for item in batch:
             if item.transfer_uuid:
-                summary.add(_follow(item, units, lookups, now))
+                summary.add(_follow(item, units, mirrored, lookups, now))
             elif item.state == State.STARTING:
                 summary.add(_recover(item, now))
 
 
-def hide_stored(*, now: datetime, summary: CycleSummary) -> None:
+def hide_stored(
+    *, now: datetime, summary: CycleSummary, clients: WorkflowClients | None = None
+) -> None:
     """Hide the transfer and SIP of stored items whose run asks for it; the service
     answers 409 while a unit is not finished there: tried again next cycle."""
+    clients = clients or WorkflowClients()
     items = IngestItem.objects.filter(
         state=State.STORED,
         hidden_upstream=False,
@@ -318,7 +374,7 @@ def hide_stored(*, now: datetime, summary: CycleSummary) -> None:
         pipeline = pipeline_get(item.pipeline)
         if pipeline is None:
             continue
-        client = get_workflow_client(pipeline.client_config())
+        client = clients.get(pipeline)
         try:
             hid_transfer = item.transfer_uuid is None or client.hide_transfer(item.transfer_uuid)
             hid_sip = item.sip_uuid is None or client.hide_ingest(item.sip_uuid)
@@ -392,7 +448,13 @@ def _settled(run: IngestRun, new: list[Child], now: datetime) -> list[Child]:
     return ready
 
 
-def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> str:
+def _skip_reason(
+    run: IngestRun,
+    child: Child,
+    name: str,
+    taken: set[str],
+    existing: ingest_selectors.ExistingNames,
+) -> str:
     refusal = ingest_names.name_refusal(child.raw_name, name)
     if refusal:
         return refusal
@@ -400,9 +462,9 @@ def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> st
         return _("Another item of this run has the same name.")
     if not run.skip_existing:
         return ""
-    if StoragePackage.objects.filter(name=name, package_type="AIP").exists():
+    if name in existing.stored_aips:
         return _("An AIP named %(name)s is already stored.") % {"name": name}
-    if Unit.objects.filter(name=name, kind="transfer").exists():
+    if name in existing.transfers:
         return _("A transfer named %(name)s is already known to Lookout.") % {"name": name}
     return ""
 
@@ -410,13 +472,19 @@ def _skip_reason(run: IngestRun, child: Child, name: str, taken: set[str]) -> st
 def _queue(run: IngestRun, children: list[Child], now: datetime) -> tuple[int, int]:
     """Add items for these children (numbered in order); (queued, skipped)."""
     taken = set(IngestItem.objects.filter(run=run).values_list("name", flat=True))
+    names = [ingest_names.transfer_name(child.raw_name)[:255] for child in children]
+    # Read for every name at once, before the run's lock is taken.
+    existing = (
+        ingest_selectors.existing_names(set(names))
+        if run.skip_existing
+        else ingest_selectors.ExistingNames(stored_aips=set(), transfers=set())
+    )
     with transaction.atomic():
         locked = IngestRun.objects.select_for_update().get(pk=run.pk)
         number = locked.next_number
         items = []
-        for child in children:
-            name = ingest_names.transfer_name(child.raw_name)[:255]
-            reason = _skip_reason(run, child, name, taken)
+        for child, name in zip(children, names, strict=True):
+            reason = _skip_reason(run, child, name, taken, existing)
             taken.add(name)
             items.append(
                 IngestItem(
@@ -526,40 +594,63 @@ def _run_in_flight(run: IngestRun, slugs: list[str]) -> dict[str, int]:
     )
 
 
-def _claim(run: IngestRun, slug: str, now: datetime) -> IngestItem | None:
-    """Take the next queued item for `slug`, within the cap, in a committed transaction."""
+def _claim(
+    run: IngestRun, open_slugs: list[str], loads: Counter[str], now: datetime, *, most: int = 1
+) -> list[IngestItem]:
+    """Take the next queued items due (at most `most`) for the free slots of these
+    pipelines, within the cap, in one committed transaction; each goes to the pipeline
+    with the fewest units in flight (`loads`, counted up here), ties by the run's
+    pipeline order. The claimed items, in number order.
+
+    The scheduler claims one item right before its start: a worker killed after a
+    claim then strands at most that one item (matched by name, or failed in time),
+    never the other free slots it would have claimed with it."""
     with transaction.atomic():
         locked = (
             IngestRun.objects.select_for_update()
             .filter(pk=run.pk, status=RunStatus.RUNNING)
+            .only("max_in_flight")
             .first()
         )
         if locked is None:
-            return None
-        in_flight = IngestItem.objects.filter(
-            run=run, pipeline=slug, state__in=IN_FLIGHT_STATES
-        ).count()
-        if in_flight >= locked.max_in_flight:
-            return None
-        item = (
+            return []
+        # Counted under the lock: no other worker claims for this run meanwhile.
+        busy = _run_in_flight(run, open_slugs)
+        free = {
+            slug: locked.max_in_flight - busy.get(slug, 0)
+            for slug in open_slugs
+            if busy.get(slug, 0) < locked.max_in_flight
+        }
+        if not free:
+            return []
+        due = list(
             IngestItem.objects.filter(run=run, state=State.QUEUED)
             .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
             .order_by("number", "id")
-            .first()
+            .values_list("pk", flat=True)[: min(most, sum(free.values()))]
         )
-        if item is None:
-            return None
-        claimed = IngestItem.objects.filter(pk=item.pk, state=State.QUEUED).update(
-            state=State.STARTING,
-            pipeline=slug,
-            attempts=F("attempts") + 1,
-            started_at=Coalesce("started_at", now),
-            retry_at=None,
+        if not due:
+            return []
+        chosen: dict[str, list[int]] = {}
+        for pk in due:
+            slug = min(free, key=lambda s: (loads[s], run.pipelines.index(s)))
+            chosen.setdefault(slug, []).append(pk)
+            loads[slug] += 1
+            free[slug] -= 1
+            if not free[slug]:
+                del free[slug]
+        for slug, pks in chosen.items():
+            IngestItem.objects.filter(pk__in=pks, state=State.QUEUED).update(
+                state=State.STARTING,
+                pipeline=slug,
+                attempts=F("attempts") + 1,
+                started_at=Coalesce("started_at", now),
+                retry_at=None,
+            )
+        # Only the rows this claim moved (the guard above skips one moved meanwhile).
+        return list(
+            IngestItem.objects.filter(pk__in=due, state=State.STARTING).order_by("number", "id")
         )
-        if not claimed:
-            return None
-    item.refresh_from_db()
-    return item
 
 
 def _not_started(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
@@ -599,7 +690,13 @@ def _start_error(item: IngestItem, exc: UpstreamError, now: datetime) -> str:
     return _fail(item, now, reason, "refused")
 
 
-def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: datetime) -> str:
+def _start(
+    run: IngestRun,
+    item: IngestItem,
+    pipeline: PipelineConfig,
+    now: datetime,
+    clients: WorkflowClients,
+) -> str:
     """Start one claimed item; its UUID is written as soon as the service gives it."""
     if item.attempts > 1:
         # A retry after a start that seemed not to go through: check it did not.
@@ -617,7 +714,7 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
         auto_approve=run.auto_approve,
     )
     try:
-        answer = transfer_start_upstream(get_workflow_client(pipeline.client_config()), request)
+        answer = transfer_start_upstream(clients.get(pipeline), request)
     except UpstreamError as exc:
         log.warning("ingest item %s on %s: %s", item.pk, pipeline.slug, exc)
         return _start_error(item, exc, now)
@@ -633,14 +730,22 @@ def _start(run: IngestRun, item: IngestItem, pipeline: PipelineConfig, now: date
     return "started"
 
 
-def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str, str]:
-    """Of these pipelines, those whose slots are all taken while items wait to start."""
+def _full_pipelines(
+    run: IngestRun, slugs: list[str], now: datetime, busy: dict[str, int] | None = None
+) -> dict[str, str]:
+    """Of these pipelines, those whose slots are all taken while items wait to start
+    (`busy`: the run's items in flight on them, when counted already)."""
+    if not slugs:
+        return {}
+    if busy is None:
+        busy = _run_in_flight(run, slugs)
+    if all(busy.get(slug, 0) < run.max_in_flight for slug in slugs):
+        return {}
     ready = IngestItem.objects.filter(run=run, state=State.QUEUED).filter(
         Q(retry_at__isnull=True) | Q(retry_at__lte=now)
     )
-    if not slugs or not ready.exists():
+    if not ready.exists():
         return {}
-    busy = _run_in_flight(run, slugs)
     message = _("All %(cap)d slots are in use; the next item starts when one frees up.")
     return {
         slug: message % {"cap": run.max_in_flight}
@@ -649,8 +754,15 @@ def _full_pipelines(run: IngestRun, slugs: list[str], now: datetime) -> dict[str
     }
 
 
-def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: datetime) -> int:
+def _route(
+    run: IngestRun,
+    blocked: dict[str, str],
+    loads: Counter[str],
+    now: datetime,
+    clients: WorkflowClients | None = None,
+) -> int:
     """Fill the run's free slots; returns how many items were started."""
+    clients = clients or WorkflowClients()
     waits: dict[str, str] = {}
     open_slugs: list[str] = []
     for slug in run.pipelines:
@@ -666,24 +778,22 @@ def _route(run: IngestRun, blocked: dict[str, str], loads: Counter[str], now: da
             }
         else:
             open_slugs.append(slug)
-    if open_slugs:
-        # A pipeline with every slot taken needs no claim (and no locked transaction);
-        # the claim counts again under the lock, so this only saves work.
-        busy = _run_in_flight(run, open_slugs)
-        open_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
+    # A pipeline with every slot taken needs no claim (and no locked transaction); the
+    # claim counts again under the lock, so this only saves work.
+    busy = _run_in_flight(run, open_slugs) if open_slugs else {}
+    free_slugs = [slug for slug in open_slugs if busy.get(slug, 0) < run.max_in_flight]
     started = 0
-    while open_slugs:
-        slug = min(open_slugs, key=lambda s: (loads[s], run.pipelines.index(s)))
-        item = _claim(run, slug, now)
-        if item is None:
-            open_slugs.remove(slug)
-            continue
-        pipeline = pipeline_get(slug)
-        assert pipeline is not None  # an unconfigured pipeline is blocked above
-        _start(run, item, pipeline, now)
-        loads[slug] += 1
-        started += 1
-    waits.update(_full_pipelines(run, [s for s in run.pipelines if s not in waits], now))
+    while free_slugs:
+        claimed = _claim(run, free_slugs, loads, now)
+        if not claimed:
+            break
+        for item in claimed:
+            pipeline = pipeline_get(item.pipeline)
+            assert pipeline is not None  # an unconfigured pipeline is blocked above
+            _start(run, item, pipeline, now, clients)
+            started += 1
+    # Nothing claimed: the count above still holds, no need to count again.
+    waits.update(_full_pipelines(run, open_slugs, now, None if started else busy))
     if waits != (run.waits or {}):
         IngestRun.objects.filter(pk=run.pk).update(waits=waits)
     return started
@@ -712,20 +822,27 @@ def ingest_cycle(*, now: datetime | None = None) -> CycleSummary:
     """One scheduling cycle over every run (see the module docstring)."""
     now = now or timezone.now()
     summary = CycleSummary()
-    follow_in_flight(now=now, summary=summary)
-    hide_stored(now=now, summary=summary)
-    active = list(IngestRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)))
-    if active:
-        IngestRun.objects.filter(pk__in=[r.pk for r in active], status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, started_at=now
-        )
-        slugs = {slug for run in active for slug in run.pipelines}
-        blocked = _blocked_pipelines(slugs, now)
-        loads = _live_loads(slugs)
-        for run in active:
-            run.status = RunStatus.RUNNING
-            if run.scanned_at is None or run.watch:
-                ingest_scan(run=run, now=now, summary=summary)
-            summary.add("started", _route(run, blocked, loads, now))
-    _end_runs(now, summary)
+    clients = WorkflowClients()
+    try:
+        follow_in_flight(now=now, summary=summary)
+        hide_stored(now=now, summary=summary, clients=clients)
+        active = list(IngestRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING)))
+        # A run created since the last cycle starts now (most cycles have none).
+        queued = [run.pk for run in active if run.status == RunStatus.QUEUED]
+        if queued:
+            IngestRun.objects.filter(pk__in=queued, status=RunStatus.QUEUED).update(
+                status=RunStatus.RUNNING, started_at=now
+            )
+        if active:
+            slugs = {slug for run in active for slug in run.pipelines}
+            blocked = _blocked_pipelines(slugs, now)
+            loads = _live_loads(slugs)
+            for run in active:
+                run.status = RunStatus.RUNNING
+                if run.scanned_at is None or run.watch:
+                    ingest_scan(run=run, now=now, summary=summary)
+                summary.add("started", _route(run, blocked, loads, now, clients))
+        _end_runs(now, summary)
+    finally:
+        clients.close()
     return summary

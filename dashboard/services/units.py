@@ -112,13 +112,25 @@ def plain(value: Any) -> Any:
 def unit_register(*, pipeline: str, uuid: str, kind: str = "", name: str = "") -> None:
     """Track a unit the discovery lists cannot show (a running one), from the next poll."""
     now = timezone.now()
-    unit, created = Unit.objects.get_or_create(
-        pipeline=pipeline,
-        uuid=uuid,
-        defaults={"kind": kind, "name": name, "first_seen_at": now, "updated_at": now},
+    # One upsert, not a look-up, a savepoint and an insert: every start of an ingest run
+    # comes here. A unit known already is only polled again from the next cycle.
+    Unit.objects.bulk_create(
+        [
+            Unit(
+                pipeline=pipeline,
+                uuid=uuid,
+                kind=kind,
+                name=name,
+                first_seen_at=now,
+                updated_at=now,
+                next_poll_at=now,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["pipeline", "uuid"],
+        update_fields=["next_poll_at"],
     )
-    if not created:
-        Unit.objects.filter(pk=unit.pk).update(next_poll_at=now)
+    page_cache.bump()  # a bulk write sends no post_save
 
 
 def unit_reopen(*, pipeline: str, uuid: str) -> None:

@@ -4,6 +4,7 @@ start answers and refused starts, each against the simulator over real sockets."
 from __future__ import annotations
 
 import time
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -39,6 +40,27 @@ def _starts(sim) -> int:
 
 def _steer(action, user, run):
     return action(user=user, run=run, idempotency_key=idempotency_key_new())
+
+
+def test_the_starts_of_one_cycle_share_one_workflow_client_per_pipeline(
+    sim, operator, driver, monkeypatch
+):
+    built: list[str] = []
+    real = ingest_cycle.get_workflow_client
+
+    def counted(config):
+        built.append(config["slug"])
+        return real(config)
+
+    monkeypatch.setattr(ingest_cycle, "get_workflow_client", counted)
+    sim.add_items(b"batch", 6)
+    create_run(operator, sim, max_in_flight=3)
+
+    driver.cycle()
+
+    assert _starts(sim) == 6
+    assert sorted(built) == ["p1", "p2"]
+    assert IngestItem.objects.filter(state=S.PROCESSING).count() == 6
 
 
 def test_a_paused_run_starts_nothing_until_resumed(sim, operator, driver):
@@ -189,8 +211,8 @@ def _start_without_recording(sim, item: IngestItem, slug: str, *, really: bool) 
     """What a worker killed between the upstream start and its write leaves: the item
     claimed (`starting`, no UUID), the transfer started upstream (or not)."""
     run = item.run
-    claimed = ingest_cycle._claim(run, slug, timezone.now())
-    assert claimed is not None and claimed.pk == item.pk
+    claimed = ingest_cycle._claim(run, [slug], Counter(), timezone.now())
+    assert [claimed_item.pk for claimed_item in claimed] == [item.pk]
     if really:
         pipeline = pipeline_get(slug)
         transfer_start_upstream(

@@ -12,6 +12,7 @@ from dashboard.models import StatusChange, Unit
 from dashboard.selectors import freshness
 from dashboard.selectors import units as unit_selectors
 from dashboard.services import units as unit_services
+from dashboard.services.poll_schedule import is_due
 from tests.fakes import FakeUnit, FakeWorkflowClient, fake_units, uuid_for
 from tests.support.records import save_units, units_of
 
@@ -481,3 +482,18 @@ def test_a_transfer_sent_to_backlog_says_so_in_the_api(pipeline, client, admin_c
 
     (item,) = admin_client.get("/api/v1/units/").json()["results"]
     assert item["sent_to_backlog"] is True
+
+
+def test_registering_a_unit_twice_keeps_its_first_record_and_polls_it_next_cycle():
+    unit_services.unit_register(pipeline="p1", uuid=uuid_for(1), kind="transfer", name="first")
+    first = Unit.objects.get()
+    assert (first.kind, first.name) == ("transfer", "first")
+    assert is_due(first, now=timezone.now())
+    Unit.objects.update(next_poll_at=first.first_seen_at + timedelta(hours=1))
+
+    unit_services.unit_register(pipeline="p1", uuid=uuid_for(1), kind="sip", name="second")
+
+    again = Unit.objects.get()
+    assert (again.pk, again.kind, again.name) == (first.pk, "transfer", "first")
+    assert again.first_seen_at == first.first_seen_at
+    assert is_due(again, now=timezone.now())
