@@ -89,10 +89,10 @@ def test_anything_but_a_whole_object_is_malformed(data):
 
 
 def test_the_items_before_a_broken_one_are_given_first():
-    others: dict = {}
+    chunks = cut(b'{"objects": [1, 2, oops]}', 4)
     found = []
     with pytest.raises(MalformedJSON):
-        for item in iter_array_items(cut(b'{"objects": [1, 2, oops]}', 4), "objects", others=others):
+        for item in iter_array_items(chunks, "objects", others={}):
             found.append(item)
 
     assert found == [1, 2]
