@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from django.db.models import Count, QuerySet, Sum
 from django.utils import timezone
 
+from dashboard.lib.sql_batches import in_batches
 from dashboard.models import (
     FINAL_ITEM_STATES,
     IN_FLIGHT_STATES,
@@ -23,8 +24,6 @@ from dashboard.selectors import storage as storage_selectors
 
 # The throughput the ETA reads: AIPs stored per day over this many past days.
 THROUGHPUT_DAYS = 7
-# Names per `IN (...)` list: under the 999 bound parameters older SQLite builds allow.
-IN_BATCH = 900
 
 
 @dataclass(frozen=True)
@@ -54,12 +53,10 @@ class ExistingNames:
 
 def existing_names(names: set[str]) -> ExistingNames:
     """Of these names, those that exist already as a stored AIP or a known transfer (a
-    run's "skip existing"): two queries per IN_BATCH names, not two per name."""
-    ordered = sorted(names)
+    run's "skip existing"): two queries per `IN_BATCH` names, not two per name."""
     stored: set[str] = set()
     transfers: set[str] = set()
-    for start in range(0, len(ordered), IN_BATCH):
-        chunk = ordered[start : start + IN_BATCH]
+    for chunk in in_batches(sorted(names)):
         stored.update(
             StoragePackage.objects.filter(name__in=chunk, package_type="AIP")
             .order_by()

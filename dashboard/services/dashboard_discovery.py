@@ -43,6 +43,7 @@ from dashboard.lib.dashboard_source import (
 )
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.lib.sql_batches import in_batches
 from dashboard.models import PENDING, UNKNOWN, Unit
 from dashboard.services.freshness import service_poll_record
 
@@ -50,7 +51,6 @@ log = logging.getLogger(__name__)
 
 REFUSAL_BACKOFF_MAX = timedelta(hours=1)
 _STATE_TTL = 24 * 3600
-_IN_BATCH = 900
 NEW_UNIT_GRACE = timedelta(minutes=5)
 # A listed unit's jobs that discovery reads: its decisions and its failures; the ~40
 # others of a unit are not even turned into objects.
@@ -251,12 +251,9 @@ def hidden_upstream_mark(*, pipeline: str, listing: DashboardListing) -> int:
     if not listing.complete or listing.read_started_at is None:
         return 0
     listed = listing.units
-    came_back = list(listed)
-    for start in range(0, len(came_back), _IN_BATCH):
+    for chunk in in_batches(list(listed)):
         Unit.objects.filter(
-            pipeline=pipeline,
-            hidden_upstream_at__isnull=False,
-            uuid__in=came_back[start : start + _IN_BATCH],
+            pipeline=pipeline, hidden_upstream_at__isnull=False, uuid__in=chunk
         ).update(hidden_upstream_at=None)
     # A unit just started (registered by Lookout, no job yet) is not listed for a while.
     candidates = (
@@ -269,10 +266,8 @@ def hidden_upstream_mark(*, pipeline: str, listing: DashboardListing) -> int:
         .values_list("pk", "uuid")
     )
     gone = [pk for pk, uuid in candidates.iterator(chunk_size=5000) if uuid not in listed]
-    for start in range(0, len(gone), _IN_BATCH):
-        Unit.objects.filter(pk__in=gone[start : start + _IN_BATCH]).update(
-            hidden_upstream_at=listing.read_started_at
-        )
+    for pks in in_batches(gone):
+        Unit.objects.filter(pk__in=pks).update(hidden_upstream_at=listing.read_started_at)
     if gone:
         log.info(
             "%d units of %s left the dashboard lists: marked hidden upstream", len(gone), pipeline

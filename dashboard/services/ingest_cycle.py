@@ -16,9 +16,8 @@ A worker killed between the two leaves the item `starting` without a UUID: no cy
 starts it again; it is matched to its transfer by name, or after
 `LOOKOUT_INGEST_LOST_START_SECONDS` marked failed for the operator to check. The claim
 locks the run's row (`select_for_update`; SQLite's immediate transactions serialise it)
-and counts the run's items in flight on each pipeline, so no two workers pass the cap;
-it takes the items for every free slot of the run at once (a constant number of
-queries), and they are started one by one after it commits.
+and counts the run's items in flight on each pipeline, so no two workers pass the cap.
+Each item is claimed right before its own start, so a kill strands at most one.
 See docs/ingest-runs.md.
 """
 

@@ -36,6 +36,7 @@ from dashboard.clients.workflow_dashboard import WorkflowDashboardClient
 from dashboard.lib import page_cache, vocabulary
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
+from dashboard.lib.sql_batches import in_batches
 from dashboard.models import (
     FINAL_STATUSES,
     PENDING,
@@ -415,8 +416,6 @@ _POLLED_FIELDS = (
 )  # fmt: skip
 
 
-# Ids per `IN (...)` list: under the 999 bound parameters older SQLite builds allow.
-_IN_BATCH = 900
 # Units per PostgreSQL array update (one array per column, each this long at most).
 _ARRAY_BATCH = 5000
 
@@ -457,8 +456,7 @@ def _named_units(pipeline: str, units: dict[str, Unit], found: _Discovery) -> di
         uuid for uuid in (*found.unapproved, *found.waiting, *listed_waiting) if uuid not in units
     ]
     rows: dict[str, Unit] = {}
-    for start in range(0, len(named), _IN_BATCH):
-        chunk = named[start : start + _IN_BATCH]
+    for chunk in in_batches(named):
         rows.update(
             (unit.uuid, unit) for unit in Unit.objects.filter(pipeline=pipeline, uuid__in=chunk)
         )
@@ -481,8 +479,7 @@ class _KnownUuids:
     def check(self, uuids: Iterable[str]) -> None:
         """Look up the ones not asked about yet, a chunk of them per query."""
         todo = [uuid for uuid in dict.fromkeys(uuids) if uuid not in self._answers]
-        for start in range(0, len(todo), _IN_BATCH):
-            chunk = todo[start : start + _IN_BATCH]
+        for chunk in in_batches(todo):
             found = set(
                 Unit.objects.filter(pipeline=self.pipeline, uuid__in=chunk).values_list(
                     "uuid", flat=True
@@ -606,8 +603,8 @@ def _store(
         Unit.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
         for changes, group in same_values.items():
             pks = [unit.pk for unit in group]
-            for start in range(0, len(pks), _IN_BATCH):
-                Unit.objects.filter(pk__in=pks[start : start + _IN_BATCH]).update(**dict(changes))
+            for chunk in in_batches(pks):
+                Unit.objects.filter(pk__in=chunk).update(**dict(changes))
         for fields, changed in by_fields.items():
             _update_each(changed, fields)
         if gone:
