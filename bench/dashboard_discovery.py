@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.memory import peak_rss_mb  # noqa: E402
-from bench.poll_cycle import configure_django, scratch_database  # noqa: E402
+from bench.poll_cycle import configure_django, scratch_database, simulator_env  # noqa: E402
 
 CYCLE_STEP = timedelta(minutes=10)
 TARGET_CPU_SECONDS = {1000: 1.5, 10000: 12.0}
@@ -429,16 +429,11 @@ def main() -> None:
         SimulatorProcess(units=args.units, packages=10, seed=1, speed=0) as sim,
     ):
         env = {
-            "LOOKOUT_VAR_DIR": workdir,
-            "DATABASE_URL": database_url,
-            "LOOKOUT_WORKFLOW_URL": sim.workflow_url,
-            "LOOKOUT_WORKFLOW_USER": sim.user,
-            "LOOKOUT_WORKFLOW_KEY": sim.key,
+            **simulator_env(sim, workdir, database_url),
             "LOOKOUT_WORKFLOW_DASHBOARD_USER": DASHBOARD_USER,
             "LOOKOUT_WORKFLOW_DASHBOARD_PASSWORD": DASHBOARD_PASSWORD,
             # 10,000 SIPs take the simulator about 35 s to list on this machine.
             "LOOKOUT_DASHBOARD_READ_TIMEOUT": "300",
-            "LOOKOUT_STORAGE_URL": sim.storage_url,
         }
         configure_django(env)
         from django.conf import settings

@@ -103,6 +103,18 @@ def scratch_database(kind: str, workdir: str, suffix: str = "pollbench") -> Iter
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def simulator_env(sim: Any, workdir: str, database_url: str) -> dict[str, str]:
+    """The settings of a worker pointed at the simulator, in a scratch folder and database."""
+    return {
+        "LOOKOUT_VAR_DIR": workdir,
+        "DATABASE_URL": database_url,
+        "LOOKOUT_WORKFLOW_URL": sim.workflow_url,
+        "LOOKOUT_WORKFLOW_USER": sim.user,
+        "LOOKOUT_WORKFLOW_KEY": sim.key,
+        "LOOKOUT_STORAGE_URL": sim.storage_url,
+    }
+
+
 def configure_django(env: dict[str, str]) -> None:
     os.environ.update(env)
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -458,12 +470,7 @@ def main() -> None:
         SimulatorProcess(units=0, packages=20, latency_ms=args.latency_ms, seed=7, speed=0) as sim,
     ):
         env = {
-            "LOOKOUT_VAR_DIR": workdir,
-            "DATABASE_URL": database_url,
-            "LOOKOUT_WORKFLOW_URL": sim.workflow_url,
-            "LOOKOUT_WORKFLOW_USER": sim.user,
-            "LOOKOUT_WORKFLOW_KEY": sim.key,
-            "LOOKOUT_STORAGE_URL": sim.storage_url,
+            **simulator_env(sim, workdir, database_url),
             "LOOKOUT_POLL_CONCURRENCY": str(args.concurrency),
             "BENCH_SIMULATOR_PID": str(sim.pid),
         }
