@@ -1003,8 +1003,21 @@ def alert_channel_language_set(
 # --------------------------------------------------------------------------- silencing
 
 
-def silence_token(*, alert_id: int, channel_id: int) -> str:
-    return signing.dumps({"a": alert_id, "c": channel_id}, salt=SILENCE_SALT, compress=True)
+class _SignerAt(signing.TimestampSigner):
+    """A signer whose time is given: a message signs its link at its own creation, so a
+    retried message is the same bytes and the link's age counts from the message."""
+
+    def __init__(self, *, at: datetime, salt: str) -> None:
+        super().__init__(salt=salt)
+        self._at = at
+
+    def timestamp(self) -> str:
+        return signing.b62_encode(int(self._at.timestamp()))
+
+
+def silence_token(*, alert_id: int, channel_id: int, signed_at: datetime | None = None) -> str:
+    signer = _SignerAt(at=signed_at or timezone.now(), salt=SILENCE_SALT)
+    return signer.sign_object({"a": alert_id, "c": channel_id}, compress=True)
 
 
 def silence_token_read(token: str) -> tuple[int, int] | None:
@@ -1183,7 +1196,11 @@ def _render(message: AlertMessage) -> Rendered:
     members = _members(alert)
     silence_path = reverse(
         "dashboard:alert-silence-link",
-        kwargs={"token": silence_token(alert_id=alert.pk, channel_id=message.channel_id)},
+        kwargs={
+            "token": silence_token(
+                alert_id=alert.pk, channel_id=message.channel_id, signed_at=message.created_at
+            )
+        },
     )
     resolved = message.kind == AlertMessage.Kind.RESOLVED
     title, detail = alert.text()

@@ -122,6 +122,25 @@ def test_the_silence_link_in_a_message_names_its_alert(webhook, sent, now):
     assert alerts.silence_token_read(token + "x") is None
 
 
+def test_a_message_reads_the_same_whenever_it_is_rendered(webhook, now, monkeypatch):
+    polled(at=now)
+    _one_failure(now)
+    message = AlertMessage.objects.get()
+    first = alerts.message_render(message)
+    later = message.created_at.timestamp() + 3600
+    monkeypatch.setattr("django.core.signing.time.time", lambda: later)
+    assert alerts.message_render(message) == first
+
+
+def test_a_silence_link_expires_counted_from_its_message(webhook, now):
+    polled(at=now)
+    _one_failure(now)
+    message = AlertMessage.objects.get()
+    old = timezone.now() - timedelta(seconds=alerts.SILENCE_LINK_MAX_AGE + 60)
+    token = alerts.silence_token(alert_id=message.alert_id, channel_id=webhook.pk, signed_at=old)
+    assert alerts.silence_token_read(token) is None
+
+
 @responses.activate
 def test_the_webhook_body_is_signed_with_the_channel_secret():
     responses.add(responses.POST, HOOK, status=204)
