@@ -118,6 +118,10 @@ class Unit(models.Model):
     # When Lookout saw the unit leave the service's own dashboard lists (hidden there)
     # while they answered; only read with a dashboard account.
     hidden_upstream_at = models.DateTimeField(null=True, blank=True)
+    # With a dashboard account: the unit's progress in the status lists (a digest of its
+    # jobs) when its status was last read. While the lists answer and this has not
+    # changed, the status lists stand in for its per-unit status reads. NULL: not known.
+    listed_progress = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     first_seen_at = models.DateTimeField()
     # When Lookout saw the status or microservice change (or first saw the unit).
     updated_at = models.DateTimeField()

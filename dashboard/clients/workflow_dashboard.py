@@ -25,6 +25,7 @@ the factory); the password only in this object, never in a message or a log line
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -200,6 +201,10 @@ class DashboardUnit:
     active: bool
     # Newest first, as the service lists them.
     jobs: tuple[DashboardJob, ...]
+    # A digest of how far the unit is (its job count, newest job and the kept jobs with
+    # their steps): it changes whenever the unit moves, so a reader can tell a unit that
+    # did not. Compare digests read with the same `steps`.
+    progress: str = ""
 
     @property
     def failed_job(self) -> DashboardJob | None:
@@ -247,7 +252,15 @@ class DashboardUnit:
             directory=read_str(data, "directory"),
             active=active is True,
             jobs=tuple(jobs),
+            progress=_progress(raw_jobs, active is True, jobs),
         )
+
+
+def _progress(raw_jobs: list[Any], active: bool, kept: list[DashboardJob]) -> str:
+    newest = raw_jobs[0] if raw_jobs and isinstance(raw_jobs[0], dict) else {}
+    steps = ",".join(f"{job.uuid}:{job.step.value}" for job in kept)
+    text = f"{active}|{len(raw_jobs)}|{newest.get('uuid')}|{newest.get('currentstep')}|{steps}"
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True)

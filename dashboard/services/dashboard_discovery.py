@@ -78,6 +78,8 @@ class ListedUnit:
     failed_job_uuid: str = ""
     failed_group: str = ""
     failed_at: datetime | None = None
+    # Changes whenever the unit moves (`DashboardUnit.progress`).
+    progress: str = ""
 
     @property
     def waiting(self) -> bool:
@@ -102,6 +104,7 @@ class ListedUnit:
             failed_job_uuid=failed.uuid if failed else "",
             failed_group=failed.group if failed else "",
             failed_at=failed.created_at if failed else None,
+            progress=unit.progress,
         )
 
 
@@ -112,12 +115,27 @@ class DashboardListing:
     `complete` when both lists were read now, with the job server answering: only then
     do they say which units exist (and which were hidden). Otherwise `units` holds the
     waiting units the last read saw, or nothing.
+
+    `covered_until`: while the lists answer, a unit whose listed progress has not changed
+    since its status was read needs no per-unit read; the next read (due well before
+    this time) tells which units moved. None while the lists are not answering.
     """
 
     units: dict[str, ListedUnit] = field(default_factory=dict)
     complete: bool = False
     read_started_at: datetime | None = None
     requests: int = 0
+    covered_until: datetime | None = None
+
+    def covers(self, unit: Unit, now: datetime) -> bool:
+        """The lists stand in for this unit's status read: it was read since it last
+        moved in them, and they are answering."""
+        return (
+            self.covered_until is not None
+            and self.covered_until > now
+            and unit.listed_progress is not None
+            and unit.status not in (UNKNOWN, PENDING)
+        )
 
 
 def _state_key(slug: str) -> str:
@@ -143,6 +161,21 @@ def refusal_backoff(refusals: int) -> timedelta:
     base = timedelta(seconds=int(settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL))
     wait: timedelta = base * (2 ** max(0, refusals - 1))
     return min(wait, REFUSAL_BACKOFF_MAX)
+
+
+def _covered_until(state: dict[str, Any]) -> datetime | None:
+    until = state.get("covered_until")
+    return until if state.get("ok") and isinstance(until, datetime) else None
+
+
+def public_waiting_lists_due(*, pipeline: PipelineConfig, now: datetime, force: bool) -> bool:
+    """The public lists of waiting units: every cycle in API-only mode or while the
+    dashboard lists are not answering; with them answering (they list every wait, with
+    its upstream time), only in the cycles that read them."""
+    if force or not pipeline.full_view:
+        return True
+    state = _state(pipeline.slug)
+    return not state.get("ok") or dashboard_lists_due(pipeline=pipeline, now=now)
 
 
 def _kept_waiting(slug: str) -> dict[str, ListedUnit]:
@@ -173,7 +206,7 @@ def dashboard_lists_read(
     slug = pipeline.slug
     state = _state(slug)
     if not force and not dashboard_lists_due(pipeline=pipeline, now=now):
-        return DashboardListing(units=_kept_waiting(slug))
+        return DashboardListing(units=_kept_waiting(slug), covered_until=_covered_until(state))
     started = time.monotonic()
     service = dashboard_service(slug)
     min_interval = timedelta(seconds=settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL)
@@ -209,7 +242,10 @@ def dashboard_lists_read(
     interval = timedelta(
         seconds=list_interval_seconds(answered_in=elapsed, minimum=min_interval.total_seconds())
     )
-    cache.set(_state_key(slug), {"refusals": 0, "next_at": now + interval, "ok": True}, _STATE_TTL)
+    # Two intervals: one read may come late (a slow answer) without units going unread.
+    covered_until = now + 2 * interval
+    state = {"refusals": 0, "next_at": now + interval, "ok": True, "covered_until": covered_until}
+    cache.set(_state_key(slug), state, _STATE_TTL)
     waiting = {uuid: unit for uuid, unit in found.items() if unit.waiting}
     # Kept until a little after the next read is due; a lost value only costs waits
     # their upstream time until that read.
@@ -222,7 +258,13 @@ def dashboard_lists_read(
         duration_ms=int(elapsed * 1000),
         requests=2,
     )
-    return DashboardListing(units=found, complete=True, read_started_at=now, requests=2)
+    return DashboardListing(
+        units=found,
+        complete=True,
+        read_started_at=now,
+        requests=2,
+        covered_until=covered_until,
+    )
 
 
 def completed_lists_due(*, pipeline: PipelineConfig, now: datetime, force: bool) -> bool:

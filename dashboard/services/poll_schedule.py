@@ -2,7 +2,9 @@
 
 Units that are moving, or whose status has not been read yet, are polled every cycle; a
 unit waiting for a person, or one that has not changed for a long time, is looked at less
-often; a finished unit never. A read that failed is retried the next cycle.
+often; a finished unit never. A read that failed is retried the next cycle. With a
+dashboard account answering, the status lists stand in for the reads of units that did
+not move (`DashboardListing.covers`).
 """
 
 from __future__ import annotations

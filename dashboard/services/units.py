@@ -13,7 +13,7 @@ import logging
 import operator
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -54,6 +54,7 @@ from dashboard.services.dashboard_discovery import (
     completed_lists_due,
     dashboard_lists_read,
     hidden_upstream_mark,
+    public_waiting_lists_due,
 )
 from dashboard.services.decisions import decisions_settle
 from dashboard.services.freshness import PollSummary, service_poll_record
@@ -152,40 +153,48 @@ class _Discovery:
     completed_transfers: set[str]
     completed_ingests: set[str]
     requests: int = 0
+    # False when the public waiting lists were not asked for (the dashboard lists cover
+    # them between their reads): the stored waits stand.
+    public_waits: bool = True
     # The dashboard lists (with a service account): every unit, or the kept waits.
     dashboard: DashboardListing = field(default_factory=DashboardListing)
 
 
 def _ask_for_lists(
-    client: WorkflowClient, pool: ThreadPoolExecutor, *, completed: bool = True
+    client: WorkflowClient,
+    pool: ThreadPoolExecutor,
+    *,
+    completed: bool = True,
+    waiting: bool = True,
 ) -> Callable[[], _Discovery]:
     """Send the four requests for the lists that tell which units exist, all at once.
 
     One after another they cost four round trips (about a tenth of a 1,000-unit cycle),
     and the cycle loads its working set meanwhile. The returned function waits for the
     answers; an outage or auth failure raises from it. Without `completed` (the dashboard
-    lists discover the finished units) the two completed lists are not asked for.
+    lists discover the finished units) the two completed lists are not asked for; without
+    `waiting` (the dashboard lists give every wait) neither are the two waiting lists.
     """
-    unapproved = pool.submit(client.list_unapproved_transfers)
-    waiting = pool.submit(client.list_waiting)
-    nothing: tuple[str, ...] = ()
-    completed_transfers = (
-        pool.submit(client.list_completed_transfers) if completed else pool.submit(lambda: nothing)
-    )
-    completed_ingests = (
-        pool.submit(client.list_completed_ingests) if completed else pool.submit(lambda: nothing)
-    )
+
+    def ask(read: Callable[[], tuple[Any, ...]], wanted: bool) -> Future[tuple[Any, ...]]:
+        return pool.submit(read if wanted else tuple)
+
+    unapproved = ask(client.list_unapproved_transfers, waiting)
+    waits = ask(client.list_waiting, waiting)
+    completed_transfers = ask(client.list_completed_transfers, completed)
+    completed_ingests = ask(client.list_completed_ingests, completed)
 
     def answers() -> _Discovery:
         # Read in this order, so the error raised is the one raised when they ran in turn.
         discovery = _Discovery({}, {}, set(), set())
         for transfer in unapproved.result():
             discovery.unapproved[transfer.uuid] = transfer
-        for entry in waiting.result():
+        for entry in waits.result():
             discovery.waiting.setdefault(entry.uuid, []).append(entry)
         discovery.completed_transfers = set(completed_transfers.result())
         discovery.completed_ingests = set(completed_ingests.result())
-        discovery.requests = 4 if completed else 2
+        discovery.requests = 2 * completed + 2 * waiting
+        discovery.public_waits = waiting
         return discovery
 
     return answers
@@ -255,6 +264,8 @@ def _apply_discovery(
             unit.failed_group = listed.failed_group
             unit.failed_at, unit.failed_at_from = listed.failed_at, TimesFrom.UPSTREAM
 
+    if not found.public_waits:
+        return discovered  # between two reads of the dashboard lists: no news of waits
     for unit in units.values():
         approval = unit.uuid in found.unapproved
         waiting = found.waiting.get(unit.uuid)
@@ -412,7 +423,7 @@ _POLLED_FIELDS = (
     "waiting_since", "waiting_since_from", "status_since", "status_since_from",
     "failed_job", "failed_job_uuid", "failed_group", "failed_at", "failed_at_from",
     "updated_at", "last_polled_at", "next_poll_at", "poll_error", "missing_count",
-    "needs_details", "seen_finishing", "learn_jobs",
+    "needs_details", "seen_finishing", "learn_jobs", "listed_progress",
 )  # fmt: skip
 
 
@@ -620,10 +631,12 @@ def _refresh(
     known: _KnownUuids,
     now: datetime,
     changes: list[StatusChange],
+    listing: DashboardListing,
     fetched: dict[str, UnitStatus | Exception] | None = None,
 ) -> tuple[int, int, int, list[Unit]]:
     """Fetch the status of `due` units (but those already `fetched`, by UUID) and apply
-    them; returns changed, failed, outage and new SIPs."""
+    them; returns changed, failed, outage and new SIPs. A unit read while the dashboard
+    lists were just read keeps its listed progress: the lists cover it from now on."""
     changed = failed = outage = 0
     new_sips: list[Unit] = []
     base = timedelta(seconds=settings.LOOKOUT_WORKFLOW_POLL_INTERVAL)
@@ -651,6 +664,8 @@ def _refresh(
                 failed += 1
             elif _apply_status(unit, result, now, changes):
                 changed += 1
+            if listing.complete and (listed := listing.units.get(unit.uuid)) is not None:
+                unit.listed_progress = listed.progress or None
             if unit.kind == "transfer" and (sip := _link_sip(units, known, unit, now)):
                 new_sips.append(sip)
         elif isinstance(result, WorkflowUnitPending):
@@ -671,6 +686,25 @@ def _refresh(
         else:
             unit.next_poll_at = next_poll_after_failed_read(now=now, base=base)
     return changed, failed, outage, new_sips
+
+
+def _due(unit: Unit, listing: DashboardListing, now: datetime) -> bool:
+    return is_due(unit, now=now) and not listing.covers(unit, now)
+
+
+def _mark_moved(units: dict[str, Unit], listing: DashboardListing, now: datetime) -> None:
+    """From a complete read of the dashboard lists: a listed unit that moved in them
+    since its status was read (or was never read beside them) is read now; one they no
+    longer list is no longer covered."""
+    if not listing.complete:
+        return
+    for unit in units.values():
+        listed = listing.units.get(unit.uuid)
+        if listed is None:
+            unit.listed_progress = None
+        elif listed.progress != unit.listed_progress and not (unit.finished or unit.hidden):
+            unit.listed_progress = None
+            unit.next_poll_at = now
 
 
 def workflow_poll(
@@ -711,6 +745,7 @@ def workflow_poll(
                 client,
                 pool,
                 completed=completed_lists_due(pipeline=pipeline, now=now, force=every_source),
+                waiting=public_waiting_lists_due(pipeline=pipeline, now=now, force=every_source),
             )
             # While the public lists are on their way (never raises: a refusal or an
             # outage of the dashboard is recorded as its own source's).
@@ -726,7 +761,7 @@ def workflow_poll(
             # goes out beside the lists', so the lists cost no round trip of their own.
             # (The lists only ever make more units due, and the answers are applied
             # after them, as before.)
-            early = [unit for unit in units.values() if is_due(unit, now=now)][:first_round]
+            early = [unit for unit in units.values() if _due(unit, listing, now)][:first_round]
             answers = [
                 pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
                 for unit in early
@@ -749,18 +784,26 @@ def workflow_poll(
     )
     before = {uuid: _values(unit) for uuid, unit in units.items()}
     discovered = _apply_discovery(pipeline.slug, units, known, found, now)
+    _mark_moved(units, listing, now)
 
-    due = [u for u in units.values() if is_due(u, now=now)]
+    due = [u for u in units.values() if _due(u, listing, now)]
     backfill = [u for u in units.values() if u.needs_details and not u.hidden]
     due += backfill[: settings.LOOKOUT_BACKFILL_PER_CYCLE]
 
     changes: list[StatusChange] = []
     changed, failed, outage, new_sips = _refresh(
-        client, due, units=units, known=known, now=now, changes=changes, fetched=fetched
+        client,
+        due,
+        units=units,
+        known=known,
+        now=now,
+        changes=changes,
+        listing=listing,
+        fetched=fetched,
     )
     # A transfer seen completing names its SIP: follow it in the same cycle.
     more_changed, more_failed, more_outage, _ = _refresh(
-        client, new_sips, units=units, known=known, now=now, changes=changes
+        client, new_sips, units=units, known=known, now=now, changes=changes, listing=listing
     )
     refreshed = len(due) + len(new_sips)
     changed, failed, outage = changed + more_changed, failed + more_failed, outage + more_outage

@@ -18,6 +18,7 @@ import responses
 from dashboard.clients.workflow_dashboard import (
     DashboardResponseError,
     DashboardUnavailable,
+    DashboardUnit,
     JobServerDown,
     JobStep,
     MemorySessionStore,
@@ -284,6 +285,25 @@ def test_a_big_list_is_parsed_in_bounded_memory(mocked, client, store):
 
 
 # --- /status/ and decisions
+
+
+def _progress(data, steps=frozenset({JobStep.AWAITING, JobStep.FAILED})) -> str:
+    return DashboardUnit.from_api(data, kind=UnitListKind.TRANSFER, steps=steps).progress
+
+
+def test_a_units_progress_changes_when_it_moves_and_only_then():
+    first = job(2, "Move to processing directory", "Verify transfer compliance")
+    waiting = job(1, "Approve standard transfer", "Approve transfer")
+    listed = unit([waiting, first])
+    same = json.loads(json.dumps(listed))
+    answered = json.loads(json.dumps(listed))
+    answered["jobs"][0]["currentstep"] = 2
+    next_job = unit([job(3, "Extract packages", "Extract packages"), waiting, first])
+    next_job["uuid"] = next_job["id"] = listed["uuid"]
+
+    assert _progress(listed) == _progress(same)
+    assert len({_progress(listed), _progress(answered), _progress(next_job)}) == 3
+    assert _progress(listed) != _progress({**listed, "active": False})
 
 
 def test_it_reads_the_decision_counts(mocked, client, store):

@@ -388,3 +388,79 @@ def test_the_next_read_of_the_status_lists_waits_for_the_interval_their_answer_t
     assert interval > settings.LOOKOUT_DASHBOARD_LIST_MIN_INTERVAL
     assert not dashboard_lists_due(pipeline=pipeline, now=now + timedelta(seconds=interval - 1))
     assert dashboard_lists_due(pipeline=pipeline, now=now + timedelta(seconds=interval + 1))
+
+
+def _working_units() -> dict[str, Unit]:
+    return {unit.uuid: unit for unit in Unit.objects.exclude(listed_progress=None)}
+
+
+def test_while_the_lists_answer_a_unit_that_did_not_move_is_not_read_through_the_api(settings, sim):
+    with_account(settings, sim)
+    now = timezone.now()
+    poll(now=now)
+    covered = _working_units()
+    assert any(not unit.finished for unit in covered.values())
+
+    poll(now=now + timedelta(seconds=10), every_source=False)  # reads the completed lists
+    between = poll(now=now + timedelta(seconds=20), every_source=False)
+
+    assert between.ok
+    # Neither the public waiting lists nor a covered unit's status were asked for.
+    assert between.requests == between.refreshed
+    assert not Unit.objects.filter(
+        uuid__in=list(covered), last_polled_at=now + timedelta(seconds=20)
+    ).exists()
+    # Their waits stand between the reads.
+    for uuid, unit in covered.items():
+        assert Unit.objects.get(uuid=uuid).awaiting_decision == unit.awaiting_decision
+
+
+def test_a_unit_that_moved_in_the_lists_is_read_at_their_next_read(settings, sim):
+    with_account(settings, sim)
+    now = timezone.now()
+    poll(now=now)
+    before_lists = listed_units(sim)
+    covered = {uuid for uuid, unit in _working_units().items() if not unit.finished}
+    start_auto_approved(sim)  # advances the service a minute: some units move
+    after_lists = listed_units(sim)
+    moved = {
+        uuid
+        for uuid in covered
+        if before_lists[uuid]["jobs"] != after_lists.get(uuid, {}).get("jobs")
+    }
+    assert moved and covered - moved
+
+    later = now + timedelta(seconds=70)
+    poll(now=later)
+
+    read = set(Unit.objects.filter(last_polled_at=later).values_list("uuid", flat=True))
+    assert moved <= read
+    assert not (covered - moved) & read
+    for uuid in moved:
+        unit = Unit.objects.get(uuid=uuid)
+        kind = "ingest" if unit.kind == "sip" else "transfer"
+        answer = api(sim, "GET", f"/api/{kind}/status/{uuid}/").json()
+        assert unit.status == answer["status"]
+
+
+def test_when_the_lists_stop_answering_units_are_read_through_the_api_again(settings, sim):
+    with_account(settings, sim)
+    now = timezone.now()
+    poll(now=now)
+    later = now + timedelta(minutes=2)
+    due = {
+        uuid
+        for uuid, unit in _working_units().items()
+        if not unit.finished and unit.next_poll_at and unit.next_poll_at <= later
+    }
+    assert due
+
+    sim.control("mcp", {"up": False})
+    try:
+        summary = poll(now=later)
+    finally:
+        sim.control("mcp", {"up": True})
+
+    assert summary.ok
+    read = set(Unit.objects.filter(last_polled_at=later).values_list("uuid", flat=True))
+    assert due <= read
