@@ -15,8 +15,16 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dashboard.lib import vocabulary
+from dashboard.lib.dashboard_source import dashboard_service
 from dashboard.lib.pipelines import pipeline_list
-from dashboard.models import AuditEntry, TimesFrom, Unit, UnitJobs, UnitStatusCount
+from dashboard.models import (
+    AuditEntry,
+    ServicePoll,
+    TimesFrom,
+    Unit,
+    UnitJobs,
+    UnitStatusCount,
+)
 from dashboard.selectors.summary import WAIT_ORDER, WAITING, StatusCount, summary_get
 
 # Codes the filters accept; their words are in `dashboard.lib.vocabulary`.
@@ -286,6 +294,22 @@ class UnitDetail:
     # Times Lookout observed itself (the service gave none): pages say "at least".
     waiting_observed: bool
     failed_observed: bool
+    # With a service account: when the dashboard's status lists last showed the unit
+    # unchanged since its status was read (they stand in for its own reads then).
+    checked_in_lists_at: datetime | None = None
+
+
+def _checked_in_lists_at(unit: Unit) -> datetime | None:
+    if unit.listed_progress is None:
+        return None
+    read = (
+        ServicePoll.objects.filter(service=dashboard_service(unit.pipeline))
+        .values_list("last_success_at", flat=True)
+        .first()
+    )
+    if read is None or (unit.last_polled_at is not None and read <= unit.last_polled_at):
+        return None
+    return read
 
 
 def unit_detail_get(*, uuid: str) -> UnitDetail | None:
@@ -309,6 +333,7 @@ def unit_detail_get(*, uuid: str) -> UnitDetail | None:
         job_count=len(jobs),
         waiting_observed=unit.waiting_since_from == OBSERVED,
         failed_observed=unit.failed_at_from == OBSERVED,
+        checked_in_lists_at=_checked_in_lists_at(unit),
     )
 
 

@@ -220,3 +220,27 @@ def test_an_observed_failure_time_says_at_least(viewer):
     failed = seed(unit(1, status="FAILED", failed_at=timezone.now(), failed_at_from="observed"))[0]
     seed_jobs(failed, [job(4, name="Normalize", microservice="Normalize", status="FAILED")])
     assert "at least" in viewer.get(URL).content.decode()
+
+
+def test_a_unit_the_status_lists_cover_says_when_they_last_showed_it_unchanged(viewer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.models import ServicePoll
+    from tests.views.seed import PIPELINE
+
+    now = timezone.now()
+    seed(
+        unit(1, listed_progress="0123456789abcdef", last_polled_at=now - timedelta(minutes=30)),
+        unit(2, last_polled_at=now - timedelta(minutes=30)),
+    )
+    ServicePoll.objects.create(
+        service=f"dashboard:{PIPELINE}", last_success_at=now - timedelta(minutes=2)
+    )
+
+    covered = viewer.get(URL).content.decode()
+    not_covered = viewer.get(f"/units/{uuid_for(2)}/").content.decode()
+
+    assert "30 min ago; seen unchanged in the service's status lists 2 min ago" in covered
+    assert "status lists" not in not_covered
