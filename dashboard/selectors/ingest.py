@@ -152,6 +152,16 @@ def ingest_items_by_state() -> dict[tuple[int, str], int]:
     return {(int(run), str(state)): int(n) for run, state, n in rows}
 
 
+def ingest_in_flight_unit_uuids(*, pipeline: str) -> set[str]:
+    """The transfers and SIPs of items in flight on `pipeline` (read through the partial
+    index `ingestitem_in_flight`): the poller reads their status on its own schedule,
+    so a slot frees as soon as one leaves."""
+    rows = IngestItem.objects.filter(state__in=IN_FLIGHT_STATES, pipeline=pipeline).values_list(
+        "transfer_uuid", "sip_uuid"
+    )
+    return {uuid for pair in rows for uuid in pair if uuid}
+
+
 def ingest_in_flight_by_pipeline() -> dict[str, int]:
     """Items starting, processing or waiting per pipeline, across runs (read through the
     partial index `ingestitem_in_flight`)."""

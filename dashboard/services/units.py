@@ -48,6 +48,7 @@ from dashboard.models import (
     UnitJobs,
     UnitStatusCount,
 )
+from dashboard.selectors import ingest as ingest_selectors
 from dashboard.services import analytics
 from dashboard.services.dashboard_discovery import (
     DashboardListing,
@@ -688,8 +689,13 @@ def _refresh(
     return changed, failed, outage, new_sips
 
 
-def _due(unit: Unit, listing: DashboardListing, now: datetime) -> bool:
-    return is_due(unit, now=now) and not listing.covers(unit, now)
+def _due(unit: Unit, listing: DashboardListing, now: datetime, followed: set[str]) -> bool:
+    """Due on its schedule, unless the dashboard lists cover it. The units of ingest items
+    in flight (`followed`) are read on their schedule whatever the lists: their slots
+    are filled as soon as they free."""
+    if not is_due(unit, now=now):
+        return False
+    return unit.uuid in followed or not listing.covers(unit, now)
 
 
 def _mark_moved(units: dict[str, Unit], listing: DashboardListing, now: datetime) -> None:
@@ -761,7 +767,12 @@ def workflow_poll(
             # goes out beside the lists', so the lists cost no round trip of their own.
             # (The lists only ever make more units due, and the answers are applied
             # after them, as before.)
-            early = [unit for unit in units.values() if _due(unit, listing, now)][:first_round]
+            followed = (
+                ingest_selectors.ingest_in_flight_unit_uuids(pipeline=pipeline.slug)
+                if listing.covered_until is not None
+                else set()
+            )
+            early = [u for u in units.values() if _due(u, listing, now, followed)][:first_round]
             answers = [
                 pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
                 for unit in early
@@ -786,7 +797,7 @@ def workflow_poll(
     discovered = _apply_discovery(pipeline.slug, units, known, found, now)
     _mark_moved(units, listing, now)
 
-    due = [u for u in units.values() if _due(u, listing, now)]
+    due = [u for u in units.values() if _due(u, listing, now, followed)]
     backfill = [u for u in units.values() if u.needs_details and not u.hidden]
     due += backfill[: settings.LOOKOUT_BACKFILL_PER_CYCLE]
 

@@ -464,3 +464,38 @@ def test_when_the_lists_stop_answering_units_are_read_through_the_api_again(sett
     assert summary.ok
     read = set(Unit.objects.filter(last_polled_at=later).values_list("uuid", flat=True))
     assert due <= read
+
+
+def test_the_units_of_ingest_items_in_flight_are_read_on_their_schedule_all_the_same(settings, sim):
+    from dashboard.models import IngestItem, IngestRun
+
+    with_account(settings, sim)
+    now = timezone.now()
+    poll(now=now)
+    poll(now=now + timedelta(seconds=10), every_source=False)
+    covered = [unit for unit in _working_units().values() if not unit.finished]
+    followed, other = covered[0], covered[1]
+    run = IngestRun.objects.create(
+        name="batch",
+        source_location=str(uuid4()),
+        path=b"batch",
+        status="running",
+        created_at=now,
+    )
+    IngestItem.objects.create(
+        run=run,
+        path=b"batch/one",
+        path_shown="batch/one",
+        name="one",
+        number=1,
+        state=IngestItem.State.PROCESSING,
+        pipeline="default",
+        transfer_uuid=followed.uuid,
+    )
+    later = now + timedelta(seconds=20)
+    Unit.objects.filter(uuid__in=[followed.uuid, other.uuid]).update(next_poll_at=later)
+
+    poll(now=later, every_source=False)
+
+    assert Unit.objects.get(uuid=followed.uuid).last_polled_at == later
+    assert Unit.objects.get(uuid=other.uuid).last_polled_at != later
