@@ -743,13 +743,16 @@ def workflow_poll(
         )
         return summary
 
+    lists_pool = ThreadPoolExecutor(4, thread_name_prefix="lookout-discover")
+    status_pool = ThreadPoolExecutor(
+        settings.LOOKOUT_POLL_CONCURRENCY, thread_name_prefix="lookout-poll"
+    )
     try:
-        client = client or get_workflow_client(pipeline.client_config())
-        first_round = settings.LOOKOUT_POLL_CONCURRENCY
-        with ThreadPoolExecutor(4 + first_round, thread_name_prefix="lookout-discover") as pool:
+        try:
+            client = client or get_workflow_client(pipeline.client_config())
             discovery = _ask_for_lists(
                 client,
-                pool,
+                lists_pool,
                 completed=completed_lists_due(pipeline=pipeline, now=now, force=every_source),
                 waiting=public_waiting_lists_due(pipeline=pipeline, now=now, force=every_source),
             )
@@ -763,39 +766,43 @@ def workflow_poll(
                 else DashboardListing()
             )
             units = _working_set(pipeline.slug)
-            # Units due whatever the lists say: the first round of their status requests
-            # goes out beside the lists', so the lists cost no round trip of their own.
-            # (The lists only ever make more units due, and the answers are applied
-            # after them, as before.)
             followed = (
                 ingest_selectors.ingest_in_flight_unit_uuids(pipeline=pipeline.slug)
                 if listing.covered_until is not None
                 else set()
             )
-            early = [u for u in units.values() if _due(u, listing, now, followed)][:first_round]
+            # Units due whatever the lists say: their status requests go out now, beside
+            # the lists', and keep going while the lists' news is applied, so neither
+            # costs the cycle time of its own. (The lists only ever make more units
+            # due; all answers are applied after the lists, as before.)
+            early = [u for u in units.values() if _due(u, listing, now, followed)]
             answers = [
-                pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
+                status_pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
                 for unit in early
             ]
             found = discovery()
             found.dashboard = listing
-    except UpstreamError as exc:
-        log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
-        return finish(
-            PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
-        )
-    fetched = {unit.uuid: answer.result() for unit, answer in zip(early, answers, strict=True)}
+        except UpstreamError as exc:
+            status_pool.shutdown(wait=True, cancel_futures=True)  # one round at most
+            log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
+            return finish(
+                PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
+            )
 
-    units.update(_named_units(pipeline.slug, units, found))
-    known = _KnownUuids(pipeline.slug)
-    known.check(
-        uuid
-        for uuid in (*found.completed_transfers, *found.completed_ingests, *listing.units)
-        if uuid not in units
-    )
-    before = {uuid: _values(unit) for uuid, unit in units.items()}
-    discovered = _apply_discovery(pipeline.slug, units, known, found, now)
-    _mark_moved(units, listing, now)
+        units.update(_named_units(pipeline.slug, units, found))
+        known = _KnownUuids(pipeline.slug)
+        known.check(
+            uuid
+            for uuid in (*found.completed_transfers, *found.completed_ingests, *listing.units)
+            if uuid not in units
+        )
+        before = {uuid: _values(unit) for uuid, unit in units.items()}
+        discovered = _apply_discovery(pipeline.slug, units, known, found, now)
+        _mark_moved(units, listing, now)
+        fetched = {unit.uuid: answer.result() for unit, answer in zip(early, answers, strict=True)}
+    finally:
+        lists_pool.shutdown(wait=True, cancel_futures=True)
+        status_pool.shutdown(wait=True, cancel_futures=True)
 
     due = [u for u in units.values() if _due(u, listing, now, followed)]
     backfill = [u for u in units.values() if u.needs_details and not u.hidden]

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dashboard.clients.workflow import UnitKind, UnitStatusValue
+from dashboard.clients.workflow import UnitKind, UnitStatusValue, WorkflowUnavailable
 from dashboard.lib.pipelines import pipeline_list
 from dashboard.models import StatusChange, Unit
 from dashboard.selectors import freshness
@@ -497,3 +497,30 @@ def test_registering_a_unit_twice_keeps_its_first_record_and_polls_it_next_cycle
     assert (again.pk, again.kind, again.name) == (first.pk, "transfer", "first")
     assert again.first_seen_at == first.first_seen_at
     assert is_due(again, now=timezone.now())
+
+
+def test_a_discovery_that_fails_costs_at_most_one_round_of_status_reads(
+    pipeline, client, settings, monkeypatch
+):
+    import time
+
+    settings.LOOKOUT_POLL_CONCURRENCY = 4
+    for n in range(1, 41):
+        client.add(FakeUnit(uuid_for(n)))
+        unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(n), kind="transfer")
+    status = client.get_transfer_status
+
+    def slow_status(uuid):
+        time.sleep(0.5)  # still in flight when the lists' failure comes back
+        return status(uuid)
+
+    def lists_down():
+        raise WorkflowUnavailable("connection refused", service="workflow")
+
+    monkeypatch.setattr(client, "get_transfer_status", slow_status)
+    monkeypatch.setattr(client, "list_unapproved_transfers", lists_down)
+
+    summary = poll(pipeline, client)
+
+    assert not summary.ok
+    assert client.count("get_transfer_status") <= 4
