@@ -170,6 +170,13 @@ class Unit(models.Model):
                 condition=VISIBLE,
             ),
             models.Index(fields=["pipeline", "needs_details"], name="unit_needs_details"),
+            # A read of the dashboard lists looks for the units they left out among those
+            # not yet marked hidden upstream: few, however long the hidden history.
+            models.Index(
+                fields=["pipeline", "first_seen_at"],
+                name="unit_listed_upstream",
+                condition=models.Q(hidden_upstream_at__isnull=True),
+            ),
             models.Index(fields=["pipeline", "jobs_requested_at"], name="unit_jobs_requested"),
             models.Index(
                 fields=["pipeline", "-updated_at"],

@@ -50,3 +50,26 @@ def test_sqlite_reads_the_working_set_through_its_partial_index():
         steps = [row[-1] for row in cursor.fetchall()]
 
     assert steps == ["SEARCH dashboard_unit USING INDEX unit_working_set (pipeline=?)"]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's query plans")
+def test_sqlite_looks_for_units_left_out_of_the_lists_through_their_partial_index():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.services.dashboard_discovery import DashboardListing, hidden_upstream_mark
+
+    seed(unit(1), unit(2, status="COMPLETE", hidden_upstream_at=timezone.now()))
+    listing = DashboardListing(complete=True, read_started_at=timezone.now() + timedelta(hours=1))
+    with CaptureQueriesContext(connection) as captured:
+        hidden_upstream_mark(pipeline="default", listing=listing)
+    (candidates,) = [q["sql"] for q in captured.captured_queries if "first_seen_at" in q["sql"]]
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {candidates}")
+        steps = [row[-1] for row in cursor.fetchall()]
+
+    assert steps == [
+        "SEARCH dashboard_unit USING INDEX unit_listed_upstream (pipeline=? AND first_seen_at<?)"
+    ]
