@@ -63,3 +63,33 @@ def test_the_overview_and_the_wall_show_each_pipelines_mode(page, live_server, s
     box = line.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 1080
     screenshot(page, "pipeline-modes-wall", full_page=False)
+
+
+def test_a_unit_the_status_lists_cover_says_when_they_last_saw_it(page, live_server):
+    from tests.views.seed import seed, unit, uuid_for
+
+    now = timezone.now()
+    seed(
+        unit(
+            1,
+            name="Covered transfer",
+            listed_progress="0123456789abcdef",
+            last_polled_at=now - timedelta(minutes=20),
+        )
+    )
+    ServicePoll.objects.create(service="workflow:default", last_attempt_at=now, last_success_at=now)
+    ServicePoll.objects.create(
+        service="dashboard:default",
+        last_attempt_at=now - timedelta(minutes=1),
+        last_success_at=now - timedelta(minutes=1),
+    )
+    make_user("vera", "viewer")
+    log_in(page, live_server.url, "vera")
+
+    page.goto(f"{live_server.url}/units/{uuid_for(1)}/")
+
+    polled = page.locator("dt:has-text('Last polled') + dd").inner_text()
+    assert polled == "20 min ago; seen unchanged in the service's status lists 1 min ago"
+    screenshot(page, "unit-covered-by-lists", full_page=False)
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "unit-covered-by-lists-phone", full_page=True)
