@@ -194,6 +194,14 @@ def test_it_sends_everything_after_a_crash_mid_send_repeating_only_the_message_i
     # The receiver has it, but the dead worker never recorded it: it is still claimed.
     assert _outbox(scratch_database_url, f"id = {in_flight} AND sent_at IS NULL") == 1
     assert _outbox(scratch_database_url, f"id = {in_flight} AND claimed_until IS NOT NULL") == 1
+    # With more than one delivery process, another send may have been answered and not
+    # yet recorded when the worker died: it was in flight too.
+    also_in_flight = {
+        message
+        for message in {*hook.arrivals, *inbox.message_ids} - {f"lookout-{in_flight}"}
+        if _outbox(scratch_database_url, f"id = {message.removeprefix('lookout-')} "
+                   "AND sent_at IS NULL") == 1
+    }  # fmt: skip
     _restart_and_deliver(tmp_path, env, scratch_database_url, inbox, hook)
 
     every = _every_message(scratch_database_url)
@@ -201,5 +209,7 @@ def test_it_sends_everything_after_a_crash_mid_send_repeating_only_the_message_i
     assert set(webhooks) | set(mails) == every
     # The repeat carries the same message id, so the receiver can drop it.
     assert webhooks.pop(f"lookout-{in_flight}") == 2
-    assert set(webhooks.values()) == {1}, webhooks
-    assert set(mails.values()) == {1}, mails
+    for message in also_in_flight:
+        assert (webhooks.pop(message, 0) + mails.pop(message, 0)) == 2, message
+    assert set(webhooks.values()) <= {1}, webhooks
+    assert set(mails.values()) <= {1}, mails
