@@ -17,6 +17,7 @@ Nothing here imports Django.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -543,7 +544,9 @@ class ApiClient:
         """Send one request, retrying idempotent GETs (not a GET that acts, `once`); never
         raises a `requests` error. `read_timeout` replaces the client's for this call."""
         timeout = self.timeout if read_timeout is None else (self.timeout[0], read_timeout)
-        shown_url = self._redact(self._full_url(url, params))
+        # Only messages show the URL, and most calls have none to write.
+        shown_url = functools.cache(lambda: self._redact(self._full_url(url, params)))
+
         tries = self.retries if method == "GET" and not once else 1
         for attempt in range(1, tries + 1):
             started = time.monotonic()
@@ -581,28 +584,29 @@ class ApiClient:
                 reason = "timed out" if isinstance(exc, requests.Timeout) else "could not connect"
                 detail = self._redact(str(exc))
                 if attempt < tries:
-                    self._pause(method, shown_url, f"{reason}: {detail}", attempt, tries)
+                    self._pause(method, shown_url(), f"{reason}: {detail}", attempt, tries)
                     continue
                 raise self.errors.unavailable(
-                    f"{self.service} service {reason} ({method} {shown_url}): {detail}",
+                    f"{self.service} service {reason} ({method} {shown_url()}): {detail}",
                     service=self.service,
-                    url=shown_url,
+                    url=shown_url(),
                 ) from None
             except requests.RequestException as exc:
                 # Invalid URL, undecodable body and the like: retrying will not help.
                 raise self.errors.response(
-                    f"{self.service} service request failed ({method} {shown_url}): "
+                    f"{self.service} service request failed ({method} {shown_url()}): "
                     f"{self._redact(str(exc))}",
                     service=self.service,
-                    url=shown_url,
+                    url=shown_url(),
                 ) from None
             elapsed_ms = (time.monotonic() - started) * 1000
-            logger.debug(
-                "%s %s -> %s in %.0f ms", method, shown_url, response.status_code, elapsed_ms
-            )
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "%s %s -> %s in %.0f ms", method, shown_url(), response.status_code, elapsed_ms
+                )
             if response.status_code in RETRYABLE_STATUSES and attempt < tries:
                 response.close()
-                self._pause(method, shown_url, f"HTTP {response.status_code}", attempt, tries)
+                self._pause(method, shown_url(), f"HTTP {response.status_code}", attempt, tries)
                 continue
             return response
         raise AssertionError("unreachable: the last try either returns or raises")
