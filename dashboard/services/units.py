@@ -9,6 +9,7 @@ loads what a cycle needs, one `bulk_create` and one `bulk_update` store what cha
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import operator
 import time
@@ -34,6 +35,7 @@ from dashboard.clients.workflow import (
 )
 from dashboard.clients.workflow_dashboard import WorkflowDashboardClient
 from dashboard.lib import page_cache, vocabulary
+from dashboard.lib.fan_out import FanOut
 from dashboard.lib.pipelines import PipelineConfig
 from dashboard.lib.secret_redaction import redact_secrets
 from dashboard.lib.sql_batches import in_batches
@@ -84,16 +86,12 @@ def _outcome(func: Callable[[T], R], item: T) -> R | Exception:
 
 
 def _parallel(func: Callable[[T], R], items: list[T]) -> list[tuple[T, R | Exception]]:
-    """Run `func` over items with bounded concurrency; exceptions are returned, not raised."""
+    """Run `func` over items with bounded concurrency; upstream errors are returned."""
     if not items:
         return []
-
-    def call(item: T) -> tuple[T, R | Exception]:
-        return item, _outcome(func, item)
-
     workers = min(settings.LOOKOUT_POLL_CONCURRENCY, len(items))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lookout-poll") as pool:
-        return list(pool.map(call, items))
+        return FanOut(pool, functools.partial(_outcome, func), items, workers).results()
 
 
 def plain(value: Any) -> Any:
@@ -747,6 +745,7 @@ def workflow_poll(
     status_pool = ThreadPoolExecutor(
         settings.LOOKOUT_POLL_CONCURRENCY, thread_name_prefix="lookout-poll"
     )
+    reads: FanOut[Unit, UnitStatus | Exception] | None = None
     try:
         try:
             client = client or get_workflow_client(pipeline.client_config())
@@ -776,14 +775,18 @@ def workflow_poll(
             # costs the cycle time of its own. (The lists only ever make more units
             # due; all answers are applied after the lists, as before.)
             early = [u for u in units.values() if _due(u, listing, now, followed)]
-            answers = [
-                status_pool.submit(_outcome, lambda unit: _fetch_status(client, unit), unit)
-                for unit in early
-            ]
+            reads = FanOut(
+                status_pool,
+                functools.partial(_outcome, functools.partial(_fetch_status, client)),
+                early,
+                settings.LOOKOUT_POLL_CONCURRENCY,
+            )
             found = discovery()
             found.dashboard = listing
         except UpstreamError as exc:
-            status_pool.shutdown(wait=True, cancel_futures=True)  # one round at most
+            if reads is not None:
+                reads.cancel()  # one round at most
+            status_pool.shutdown(wait=True, cancel_futures=True)
             log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
             return finish(
                 PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
@@ -799,7 +802,7 @@ def workflow_poll(
         before = {uuid: _values(unit) for uuid, unit in units.items()}
         discovered = _apply_discovery(pipeline.slug, units, known, found, now)
         _mark_moved(units, listing, now)
-        fetched = {unit.uuid: answer.result() for unit, answer in zip(early, answers, strict=True)}
+        fetched = {unit.uuid: answer for unit, answer in reads.results()}
     finally:
         lists_pool.shutdown(wait=True, cancel_futures=True)
         status_pool.shutdown(wait=True, cancel_futures=True)
