@@ -449,6 +449,18 @@ def _working_set(pipeline: str) -> dict[str, Unit]:
     return {unit.uuid: unit for unit in rows}
 
 
+def _schedule(pipeline: str) -> list[Unit]:
+    """The working set with only what `_due` and `_fetch_status` read: a tenth of the
+    time to load, so the status requests start before the whole units are loaded."""
+    return list(
+        Unit.objects.raw(
+            f'SELECT {", ".join(_SCHEDULE_COLUMNS)} FROM "dashboard_unit" '
+            f'WHERE "pipeline" = %s AND ({_WORKING_SET_SQL})',
+            [pipeline],
+        )
+    )
+
+
 # `models.WORKING_SET` as the partial index `unit_working_set` has it. SQLite reads a
 # partial index only for a query that repeats the index's condition word for word, with
 # literals where the index has them: the ORM's bound parameters would make it read every
@@ -456,6 +468,21 @@ def _working_set(pipeline: str) -> dict[str, Unit]:
 _WORKING_SET_SQL = (
     'NOT ("status" IN ({})) OR "awaiting_sip_uuid" OR "needs_details" OR "awaiting_decision"'
 ).format(", ".join(f"'{status}'" for status in sorted(FINAL_STATUSES)))
+
+
+_SCHEDULE_COLUMNS = tuple(
+    f'"{name}"'
+    for name in (
+        "id",
+        "uuid",
+        "kind",
+        "status",
+        "awaiting_sip_uuid",
+        "hidden",
+        "next_poll_at",
+        "listed_progress",
+    )
+)
 
 
 def _named_units(pipeline: str, units: dict[str, Unit], found: _Discovery) -> dict[str, Unit]:
@@ -764,23 +791,23 @@ def workflow_poll(
                 if pipeline.full_view
                 else DashboardListing()
             )
-            units = _working_set(pipeline.slug)
             followed = (
                 ingest_selectors.ingest_in_flight_unit_uuids(pipeline=pipeline.slug)
                 if listing.covered_until is not None
                 else set()
             )
             # Units due whatever the lists say: their status requests go out now, beside
-            # the lists', and keep going while the lists' news is applied, so neither
-            # costs the cycle time of its own. (The lists only ever make more units
-            # due; all answers are applied after the lists, as before.)
-            early = [u for u in units.values() if _due(u, listing, now, followed)]
+            # the lists', and keep going while the working set is loaded and the lists'
+            # news applied, so none of these costs the cycle time of its own. (The lists
+            # only ever make more units due; all answers are applied after the lists.)
+            early = [u for u in _schedule(pipeline.slug) if _due(u, listing, now, followed)]
             reads = FanOut(
                 status_pool,
                 functools.partial(_outcome, functools.partial(_fetch_status, client)),
                 early,
                 settings.LOOKOUT_POLL_CONCURRENCY,
             )
+            units = _working_set(pipeline.slug)
             found = discovery()
             found.dashboard = listing
         except UpstreamError as exc:

@@ -73,3 +73,39 @@ def test_sqlite_looks_for_units_left_out_of_the_lists_through_their_partial_inde
     assert steps == [
         "SEARCH dashboard_unit USING INDEX unit_listed_upstream (pipeline=? AND first_seen_at<?)"
     ]
+
+
+def test_the_schedule_holds_the_working_set_and_all_a_due_check_reads():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.services.dashboard_discovery import DashboardListing
+
+    now = timezone.now()
+    seed(
+        unit(1, status="PROCESSING"),
+        unit(2, status="COMPLETE"),
+        unit(3, status="COMPLETE", awaiting_sip_uuid=True),
+        unit(4, status="PROCESSING", next_poll_at=now + timedelta(minutes=5)),
+        unit(5, status="PROCESSING", listed_progress="abc"),
+        waiting_unit(6),
+        unit(7, status="UNKNOWN"),
+    )
+    listing = DashboardListing(covered_until=now + timedelta(minutes=1))
+    full = unit_services._working_set("default")
+
+    with CaptureQueriesContext(connection) as captured:
+        schedule = unit_services._schedule("default")
+        due = {u.uuid for u in schedule if unit_services._due(u, listing, now, set())}
+        kinds = {u.uuid: u.kind for u in schedule}
+    # One query: nothing a due check or a status read reads was left out of it.
+    assert len(captured.captured_queries) == 1
+    assert {u.uuid for u in schedule} == set(full)
+    assert due == {u.uuid for u in full.values() if unit_services._due(u, listing, now, set())}
+    assert kinds == {uuid: u.kind for uuid, u in full.items()}
+    assert due == {
+        full_unit.uuid
+        for full_unit in full.values()
+        if full_unit.name in {"unit-1", "unit-3", "unit-6", "unit-7"}
+    }
