@@ -77,3 +77,38 @@ def test_a_cancelled_fan_out_takes_no_more_items():
 def test_nothing_to_do_starts_no_task():
     with ThreadPoolExecutor(2) as pool:
         assert FanOut(pool, lambda n: n, [], workers=2).results() == []
+
+
+def test_answers_come_out_in_batches_as_they_come_in_each_once():
+    release = [threading.Event() for _ in range(10)]
+
+    def call(item: int) -> int:
+        if item >= 4:
+            release[item].wait(5)
+        return item
+
+    with ThreadPoolExecutor(10) as pool:
+        fan_out = FanOut(pool, call, list(range(10)), workers=10)
+        first = fan_out.completed(at_least=4)
+        assert sorted(item for item, _ in first) == [0, 1, 2, 3]
+        assert not fan_out.all_handed_out
+        for event in release:
+            event.set()
+        rest = fan_out.completed(at_least=100)
+    assert sorted(item for item, _ in rest) == list(range(4, 10))
+    assert all(item == answer for item, answer in first + rest)
+    assert fan_out.all_handed_out
+
+
+def test_a_call_that_fails_while_batches_are_awaited_comes_out_of_completed():
+    def call(item: int) -> int:
+        if item == 2:
+            raise ValueError("broken")
+        time.sleep(0.001)
+        return item
+
+    with ThreadPoolExecutor(2) as pool:
+        fan_out = FanOut(pool, call, list(range(50)), workers=2)
+        with pytest.raises(ValueError, match="broken"):
+            while not fan_out.all_handed_out:
+                fan_out.completed(at_least=10)

@@ -17,6 +17,8 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+_STOPPED = -1
+
 
 class FanOut(Generic[T, R]):
     """`func` over `items` by at most `workers` tasks of `pool`, started at once.
@@ -35,6 +37,8 @@ class FanOut(Generic[T, R]):
         self._todo: queue.SimpleQueue[int] = queue.SimpleQueue()
         for index in range(len(items)):
             self._todo.put(index)
+        self._done: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._handed_out = 0
         self._stop = threading.Event()
         self._tasks: list[Future[None]] = [
             pool.submit(self._work) for _ in range(min(workers, len(items)))
@@ -50,12 +54,33 @@ class FanOut(Generic[T, R]):
                 self._answers[index] = self._func(self._items[index])
             except BaseException:
                 self._stop.set()
+                self._done.put(_STOPPED)
                 raise
+            self._done.put(index)
 
     def cancel(self) -> None:
         self._stop.set()
+        self._done.put(_STOPPED)
         for task in self._tasks:
             task.cancel()
+
+    @property
+    def all_handed_out(self) -> bool:
+        return self._handed_out == len(self._items)
+
+    def completed(self, at_least: int) -> list[tuple[T, R]]:
+        """The answers in since the last call: waits for `at_least` more (or all that are
+        left), then takes every other one already in. What stopped the calls comes out
+        here, as from `results()`."""
+        indices: list[int] = []
+        wanted = min(at_least, len(self._items) - self._handed_out)
+        while len(indices) < wanted or not self._done.empty():
+            index = self._done.get()
+            if index == _STOPPED:
+                self.results()
+            indices.append(index)
+        self._handed_out += len(indices)
+        return [(self._items[index], self._answers[index]) for index in indices]  # type: ignore[misc]
 
     def results(self) -> list[tuple[T, R]]:
         for task in self._tasks:

@@ -714,6 +714,32 @@ def _refresh(
     return changed, failed, outage, new_sips
 
 
+# Answers applied and stored together while the others are in flight: enough that a
+# write's fixed cost is shared, few enough that the last write is short.
+_STORE_BATCH = 100
+
+
+class _Applied:
+    """What a cycle's status reads came to, batch after batch."""
+
+    def __init__(self) -> None:
+        self.uuids: set[str] = set()
+        self.count = self.changed = self.failed = self.outage = 0
+        self.new_sips: list[Unit] = []
+
+    def add(self, units: list[Unit], outcome: tuple[int, int, int, list[Unit]]) -> None:
+        changed, failed, outage, new_sips = outcome
+        self.uuids.update(unit.uuid for unit in units)
+        self.count += len(units)
+        self.changed += changed
+        self.failed += failed
+        self.outage += outage
+        self.new_sips += new_sips
+
+    def __contains__(self, uuid: str) -> bool:
+        return uuid in self.uuids
+
+
 def _due(unit: Unit, listing: DashboardListing, now: datetime, followed: set[str]) -> bool:
     """Due on its schedule, unless the dashboard lists cover it. The units of ingest items
     in flight (`followed`) are read on their schedule whatever the lists: their slots
@@ -829,32 +855,61 @@ def workflow_poll(
         before = {uuid: _values(unit) for uuid, unit in units.items()}
         discovered = _apply_discovery(pipeline.slug, units, known, found, now)
         _mark_moved(units, listing, now)
-        fetched = {unit.uuid: answer for unit, answer in reads.results()}
+        # The answers are applied and stored as they come in, so that once the last one
+        # is in only the last few are left to write.
+        written = dict(before)
+        applied = _Applied()
+        while not reads.all_handed_out:
+            answered = {unit.uuid: answer for unit, answer in reads.completed(_STORE_BATCH)}
+            batch = [
+                unit
+                for uuid in answered
+                if (unit := units.get(uuid)) is not None and _due(unit, listing, now, followed)
+            ]
+            batch_changes: list[StatusChange] = []
+            applied.add(
+                batch,
+                _refresh(
+                    client,
+                    batch,
+                    units=units,
+                    known=known,
+                    now=now,
+                    changes=batch_changes,
+                    listing=listing,
+                    fetched=answered,
+                ),
+            )
+            StatusChange.objects.bulk_create(_drop_repeated_changes(batch_changes))
+            _store(pipeline.slug, {unit.uuid: unit for unit in batch}, written, [])
+            written.update((unit.uuid, _values(unit)) for unit in batch)
     finally:
         lists_pool.shutdown(wait=True, cancel_futures=True)
         status_pool.shutdown(wait=True, cancel_futures=True)
 
-    due = [u for u in units.values() if _due(u, listing, now, followed)]
-    backfill = [u for u in units.values() if u.needs_details and not u.hidden]
+    due = [u for u in units.values() if u.uuid not in applied and _due(u, listing, now, followed)]
+    backfill = [
+        u for u in units.values() if u.uuid not in applied and u.needs_details and not u.hidden
+    ]
     due += backfill[: settings.LOOKOUT_BACKFILL_PER_CYCLE]
 
     changes: list[StatusChange] = []
-    changed, failed, outage, new_sips = _refresh(
-        client,
+    applied.add(
         due,
-        units=units,
-        known=known,
-        now=now,
-        changes=changes,
-        listing=listing,
-        fetched=fetched,
+        _refresh(client, due, units=units, known=known, now=now, changes=changes, listing=listing),
     )
     # A transfer seen completing names its SIP: follow it in the same cycle.
-    more_changed, more_failed, more_outage, _ = _refresh(
+    new_sips = list(applied.new_sips)
+    changed, failed, outage, _ = _refresh(
         client, new_sips, units=units, known=known, now=now, changes=changes, listing=listing
     )
-    refreshed = len(due) + len(new_sips)
-    changed, failed, outage = changed + more_changed, failed + more_failed, outage + more_outage
+    applied.add(new_sips, (changed, failed, outage, []))
+    refreshed, changed, failed, outage = (
+        applied.count,
+        applied.changed,
+        applied.failed,
+        applied.outage,
+    )
 
     gone = [u for u in units.values() if u.missing_count >= MISSING_LIMIT and u.pk is not None]
     for unit in gone:
@@ -862,7 +917,7 @@ def workflow_poll(
         del units[unit.uuid]
 
     StatusChange.objects.bulk_create(_drop_repeated_changes(changes))
-    _store(pipeline.slug, units, before, gone)
+    _store(pipeline.slug, units, written, gone)
     hidden_upstream_mark(pipeline=pipeline.slug, listing=listing)
     decisions_settle(pipeline=pipeline.slug, listing=listing)
     unit_status_counts_fold()

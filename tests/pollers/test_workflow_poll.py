@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from dashboard.clients.workflow import UnitKind, UnitStatusValue, WorkflowUnavailable
@@ -524,3 +526,81 @@ def test_a_discovery_that_fails_costs_at_most_one_round_of_status_reads(
 
     assert not summary.ok
     assert client.count("get_transfer_status") <= 4
+
+
+class _SlowerWorkflowClient(FakeWorkflowClient):
+    """Answers come in one after the other, as over a network."""
+
+    def _status(self, uuid, kind):
+        time.sleep(0.002)
+        return super()._status(uuid, kind)
+
+
+def _scenario(pipeline, now) -> tuple[list[dict], list[tuple]]:
+    """Three cycles in which units move, finish, fail, vanish and lead to a SIP; what
+    they leave in the database."""
+    from django.forms.models import model_to_dict
+
+    client = _SlowerWorkflowClient()
+    with time_machine.travel(now, tick=False):
+        for unit in fake_units(40):
+            client.add(unit)
+            unit_services.unit_register(pipeline=pipeline.slug, uuid=unit.uuid, kind="transfer")
+    client.add(
+        FakeUnit(uuid_for(41), status=UnitStatusValue.USER_INPUT, microservice="Create SIP(s)")
+    )
+    client.add(FakeUnit(uuid_for(42), kind=UnitKind.SIP, microservice="Verify SIP compliance"))
+    poll(pipeline, client, now)
+    for number in range(3, 11):
+        client.units[uuid_for(number)].status = UnitStatusValue.COMPLETE
+    for number in range(11, 15):
+        client.units[uuid_for(number)].status = UnitStatusValue.FAILED
+    for number in range(15, 20):
+        client.units[uuid_for(number)].microservice = "Normalize"
+    client.units[uuid_for(20)].malformed = True
+    del client.units[uuid_for(21)]
+    client.units[uuid_for(41)].status = UnitStatusValue.COMPLETE
+    client.units[uuid_for(41)].sip_uuid = uuid_for(42)
+    for step in (1, 2):
+        poll(pipeline, client, now + timedelta(minutes=10 * step))
+    units = [
+        model_to_dict(unit, exclude=["id"])
+        for unit in Unit.objects.filter(pipeline=pipeline.slug).order_by("uuid")
+    ]
+    changes = list(
+        StatusChange.objects.order_by("unit_uuid", "at", "to_status").values_list(
+            "unit_uuid", "from_status", "to_status", "microservice", "at"
+        )
+    )
+    return units, changes
+
+
+def test_answers_stored_batch_by_batch_leave_what_one_write_would(pipeline, monkeypatch, settings):
+    settings.LOOKOUT_POLL_CONCURRENCY = 2
+    stores: list[int] = []
+    store = unit_services._store
+    monkeypatch.setattr(
+        unit_services, "_store", lambda *args: stores.append(len(args[1])) or store(*args)
+    )
+    monkeypatch.setattr(unit_services, "_STORE_BATCH", 10_000)
+    now = timezone.now()
+    in_one = _scenario(pipeline, now)
+    writes_in_one = len(stores)
+    Unit.objects.all().delete()
+    StatusChange.objects.all().delete()
+    stores.clear()
+    monkeypatch.setattr(unit_services, "_STORE_BATCH", 3)
+
+    in_batches = _scenario(pipeline, now)
+
+    assert in_batches == in_one
+    # And what they left is what the scenario did.
+    units = {unit["uuid"]: unit for unit in in_batches[0]}
+    moves = {(str(uuid), to) for uuid, _, to, _, _ in in_batches[1]}
+    assert {(uuid_for(n), "COMPLETE") for n in range(3, 11)} <= moves
+    assert {(uuid_for(n), "FAILED") for n in range(11, 15)} <= moves
+    assert all(units[uuid_for(n)]["microservice"] == "Normalize" for n in range(15, 20))
+    assert units[uuid_for(20)]["poll_error"]
+    assert units[uuid_for(21)]["missing_count"] == 2
+    assert units[uuid_for(42)]["transfer_uuid"] == uuid_for(41)
+    assert len(stores) > writes_in_one  # and was written in more batches
