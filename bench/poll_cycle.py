@@ -20,8 +20,9 @@ the writes. Per cycle: wall time, CPU time of Lookout and of the simulator, upst
 requests, database queries (`CaptureQueriesContext`) and RSS growth; per process, its
 peak RSS (`VmHWM`). `--max-load` waits for a quieter machine before each process. On
 PostgreSQL the first process runs `VACUUM ANALYZE` after its first cycle, as autovacuum
-would within a minute of that cycle's rewrite of the table (a million units marked
-hidden upstream, with `--dashboard`); the report names each cycle's slowest statements.
+would within a minute of that cycle's rewrites (a million units marked hidden upstream,
+with `--dashboard`, and the counts the seeding left folded); the report names each
+cycle's slowest statements.
 
 With `--dashboard` (the simulator's service account) every other cycle reads the status
 lists, as their own interval has it, and the others fall between two reads. A cycle that
@@ -314,10 +315,11 @@ def measure(args: argparse.Namespace) -> None:
     results = {"first": cycle(start), "cycles": []}
     if connection.vendor == "postgresql" and args.process == 0:
         # The first cycle may have rewritten every row (a million marked hidden upstream
-        # once): autovacuum cleans and re-analyzes the table within a minute or so of
-        # that, the cycles below come seconds apart, so do its work here.
+        # once) and folded the counts the seeding's million inserts left: autovacuum
+        # cleans and re-analyzes those tables within a minute or so, the cycles below
+        # come seconds apart, so do its work here.
         with connection.cursor() as cursor:
-            cursor.execute("VACUUM ANALYZE dashboard_unit")
+            cursor.execute("VACUUM ANALYZE")
     for run in range(1, args.runs + 1):
         now = start + CYCLE_STEP * run
         if pipeline.full_view and run % 2 == 0:

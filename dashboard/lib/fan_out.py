@@ -23,9 +23,10 @@ _STOPPED = -1
 class FanOut(Generic[T, R]):
     """`func` over `items` by at most `workers` tasks of `pool`, started at once.
 
-    `results()` waits and gives `(item, func(item))` in the items' order; an exception
-    `func` raises stops the other tasks taking items and comes out of `results()`.
-    `cancel()` stops them taking items: the calls under way finish (one round at most).
+    `results()` waits and gives `(item, func(item))` in the items' order; `completed()`
+    gives them as they come in instead, a batch at a time. An exception `func` raises
+    stops the other tasks taking items and comes out of either. `cancel()` stops them
+    taking items: the calls under way finish (one round at most).
     """
 
     def __init__(
