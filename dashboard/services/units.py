@@ -2,8 +2,9 @@
 
 Only this module calls the workflow clients on a schedule and only it writes units,
 their jobs (`UnitJobs`) and the history (`StatusChange`). Every function is synchronous
-and safe to run twice: a repeated poll changes nothing. Writes are batched: one query
-loads what a cycle needs, one `bulk_create` and one `bulk_update` store what changed.
+and safe to run twice: a repeated poll changes nothing. Writes are batched: a cycle
+loads what it needs in a few queries, and stores its status answers a hundred at a time
+as they come in, each batch in a few statements.
 """
 
 from __future__ import annotations
@@ -838,8 +839,7 @@ def workflow_poll(
             found.dashboard = listing
         except UpstreamError as exc:
             if reads is not None:
-                reads.cancel()  # one round at most
-            status_pool.shutdown(wait=True, cancel_futures=True)
+                reads.cancel()  # one round of reads at most
             log.warning("workflow poll of %s failed during discovery: %s", pipeline.slug, exc)
             return finish(
                 PollSummary(service=service, ok=False, requests=1, error=redact_secrets(str(exc)))
@@ -884,6 +884,8 @@ def workflow_poll(
             _store(pipeline.slug, {unit.uuid: unit for unit in batch}, written, [])
             written.update((unit.uuid, _values(unit)) for unit in batch)
     finally:
+        if reads is not None:
+            reads.cancel()  # after an error, one round of reads at most
         lists_pool.shutdown(wait=True, cancel_futures=True)
         status_pool.shutdown(wait=True, cancel_futures=True)
 

@@ -501,30 +501,51 @@ def test_registering_a_unit_twice_keeps_its_first_record_and_polls_it_next_cycle
     assert is_due(again, now=timezone.now())
 
 
-def test_a_discovery_that_fails_costs_at_most_one_round_of_status_reads(
-    pipeline, client, settings, monkeypatch
-):
-    import time
-
-    settings.LOOKOUT_POLL_CONCURRENCY = 4
+def _forty_slow_units(pipeline, client, monkeypatch, *, seconds: float) -> None:
+    """Forty registered transfers whose status takes `seconds` to come back."""
     for n in range(1, 41):
         client.add(FakeUnit(uuid_for(n)))
         unit_services.unit_register(pipeline=pipeline.slug, uuid=uuid_for(n), kind="transfer")
     status = client.get_transfer_status
 
     def slow_status(uuid):
-        time.sleep(0.5)  # still in flight when the lists' failure comes back
+        time.sleep(seconds)
         return status(uuid)
+
+    monkeypatch.setattr(client, "get_transfer_status", slow_status)
+
+
+def test_a_discovery_that_fails_costs_at_most_one_round_of_status_reads(
+    pipeline, client, settings, monkeypatch
+):
+    settings.LOOKOUT_POLL_CONCURRENCY = 4
+    # Still in flight when the lists' failure comes back.
+    _forty_slow_units(pipeline, client, monkeypatch, seconds=0.5)
 
     def lists_down():
         raise WorkflowUnavailable("connection refused", service="workflow")
 
-    monkeypatch.setattr(client, "get_transfer_status", slow_status)
     monkeypatch.setattr(client, "list_unapproved_transfers", lists_down)
 
     summary = poll(pipeline, client)
 
     assert not summary.ok
+    assert client.count("get_transfer_status") <= 4
+
+
+def test_an_error_of_lookouts_own_mid_cycle_costs_at_most_one_round_of_status_reads(
+    pipeline, client, settings, monkeypatch
+):
+    settings.LOOKOUT_POLL_CONCURRENCY = 4
+    _forty_slow_units(pipeline, client, monkeypatch, seconds=0.2)
+
+    def broken(*args):
+        raise RuntimeError("database gone")
+
+    monkeypatch.setattr(unit_services, "_apply_discovery", broken)
+
+    with pytest.raises(RuntimeError, match="database gone"):
+        poll(pipeline, client)
     assert client.count("get_transfer_status") <= 4
 
 
