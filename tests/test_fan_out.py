@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -36,18 +37,24 @@ def test_no_more_calls_are_under_way_than_workers():
     assert most == 4
 
 
-def test_a_failing_call_stops_the_others_and_comes_out_of_results():
-    calls = []
+def _breaks_at(broken: int, calls: list[int]) -> Callable[[int], int]:
+    """A call that takes a millisecond, and raises for the item `broken`."""
 
     def call(item: int) -> int:
         calls.append(item)
-        if item == 3:
+        if item == broken:
             raise ValueError("broken")
         time.sleep(0.001)
         return item
 
+    return call
+
+
+def test_a_failing_call_stops_the_others_and_comes_out_of_results():
+    calls: list[int] = []
+
     with ThreadPoolExecutor(2) as pool:
-        fan_out = FanOut(pool, call, list(range(1000)), workers=2)
+        fan_out = FanOut(pool, _breaks_at(3, calls), list(range(1000)), workers=2)
         with pytest.raises(ValueError, match="broken"):
             fan_out.results()
     assert len(calls) < 10
@@ -101,14 +108,8 @@ def test_answers_come_out_in_batches_as_they_come_in_each_once():
 
 
 def test_a_call_that_fails_while_batches_are_awaited_comes_out_of_completed():
-    def call(item: int) -> int:
-        if item == 2:
-            raise ValueError("broken")
-        time.sleep(0.001)
-        return item
-
     with ThreadPoolExecutor(2) as pool:
-        fan_out = FanOut(pool, call, list(range(50)), workers=2)
+        fan_out = FanOut(pool, _breaks_at(2, []), list(range(50)), workers=2)
         with pytest.raises(ValueError, match="broken"):
             while not fan_out.all_handed_out:
                 fan_out.completed(at_least=10)
