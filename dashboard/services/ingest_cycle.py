@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 from dashboard.clients.base import UpstreamError, UpstreamUnavailable
 from dashboard.clients.storage import StorageError, StorageNotFound, get_storage_client
 from dashboard.clients.workflow import WorkflowClient, WorkflowError, get_workflow_client
-from dashboard.lib import ingest_names, page_cache
+from dashboard.lib import ingest_names, page_cache, vocabulary
 from dashboard.lib.pipelines import PipelineConfig, pipeline_get
 from dashboard.models import (
     IN_FLIGHT_STATES,
@@ -335,9 +335,13 @@ def _recover(item: IngestItem, now: datetime) -> str:
         return ""
     reason = _(
         "Started on %(pipeline)s, but its answer was lost and no transfer named %(name)s "
-        "appeared within %(minutes)d minutes. Check the workflow service: if the "
+        "appeared within %(duration)s. Check the workflow service: if the "
         'transfer is there, it runs there; otherwise use "retry failed items".'
-    ) % {"pipeline": item.pipeline, "name": item.name, "minutes": lost_start_seconds() // 60}
+    ) % {
+        "pipeline": item.pipeline,
+        "name": item.name,
+        "duration": vocabulary.duration(lost_start_seconds()),
+    }
     return _fail(item, now, reason, "lost")
 
 

@@ -269,7 +269,7 @@ def test_a_lost_start_that_never_shows_up_fails_after_the_wait_and_asks_for_a_ch
 
     item.refresh_from_db()
     assert item.state == S.FAILED
-    assert "Check the workflow service" in item.reason
+    assert "appeared within 3 s. Check the workflow service" in item.reason
     assert _starts(sim) == 0
 
 
