@@ -902,15 +902,11 @@ def workflow_poll(
     )
     # A transfer seen completing names its SIP: follow it in the same cycle.
     new_sips = list(applied.new_sips)
-    changed, failed, outage, _ = _refresh(
-        client, new_sips, units=units, known=known, now=now, changes=changes, listing=listing
-    )
-    applied.add(new_sips, (changed, failed, outage, []))
-    refreshed, changed, failed, outage = (
-        applied.count,
-        applied.changed,
-        applied.failed,
-        applied.outage,
+    applied.add(
+        new_sips,
+        _refresh(
+            client, new_sips, units=units, known=known, now=now, changes=changes, listing=listing
+        ),
     )
 
     gone = [u for u in units.values() if u.missing_count >= MISSING_LIMIT and u.pk is not None]
@@ -926,16 +922,16 @@ def workflow_poll(
     analytics.workflow_cycle_record(
         pipeline=pipeline.slug, units=units, before=before, fields=_POLLED_FIELDS, now=now
     )
-    ok = not (refreshed and outage == refreshed)
+    ok = not (applied.count and applied.outage == applied.count)
     return finish(
         PollSummary(
             service=service,
             ok=ok,
-            requests=found.requests + listing.requests + refreshed,
+            requests=found.requests + listing.requests + applied.count,
             discovered=discovered + len(new_sips),
-            refreshed=refreshed,
-            changed=changed,
-            failed_units=failed + outage,
+            refreshed=applied.count,
+            changed=applied.changed,
+            failed_units=applied.failed + applied.outage,
             error="" if ok else "the workflow service stopped answering during the refresh",
         )
     )
